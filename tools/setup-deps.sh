@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs every Debian package dhtgate needs to build, test and benchmark (run as root).
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+    build-essential cmake pkg-config autoconf automake libtool \
+    libopendht-dev librestinio-dev libhttp-parser-dev libasio-dev libfmt-dev \
+    libmsgpack-cxx-dev libboost-dev libcppunit-dev libssl-dev libgnutls28-dev \
+    libjsoncpp-dev libargon2-dev nettle-dev \
+    dhtnode ca-certificates >/dev/null
