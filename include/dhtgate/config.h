@@ -1,0 +1,38 @@
+// dhtgate: configuration of the proxy server. Plain data, built once and handed to ProxyServer.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace dhtgate {
+
+struct ServerConfig {
+    // --- Listening socket -------------------------------------------------------------------
+    std::string address {"127.0.0.1"}; ///< IPv4 or IPv6 literal, or "::" / "0.0.0.0" for all
+    std::uint16_t port {8080};         ///< 0 picks a free port; read it back with ProxyServer::port()
+
+    // --- Threading and connection handling -----------------------------------------------------
+    unsigned threads {1};                  ///< 1: single io thread, no locks. N > 1: a pool (for comparison)
+    std::size_t max_pipelined_requests {16};
+    std::size_t concurrent_accepts {1};    ///< accept operations kept in flight at once
+
+    // --- Limits --------------------------------------------------------------------------------
+    std::size_t max_body_size {96 * 1024};   ///< larger request bodies get 413 before being read whole
+    std::size_t max_value_size {64 * 1024};  ///< larger DHT values get 413 at once
+    std::size_t max_header_size {16 * 1024}; ///< a header field or URL above this gets 431 / 414
+    std::size_t max_header_count {100};
+
+    // --- Timeouts --------------------------------------------------------------------------------
+    std::chrono::milliseconds read_timeout {std::chrono::seconds(60)};   ///< idle keep-alive / slow request
+    std::chrono::milliseconds write_timeout {std::chrono::seconds(60)};  ///< each response write
+    std::chrono::milliseconds handle_timeout {std::chrono::seconds(30)}; ///< a non-streaming answer
+
+    // --- Lifetimes (spec §6.4; shortened in tests) ----------------------------------------------
+    std::chrono::seconds permanent_put_lifetime {std::chrono::hours(24)};
+    std::chrono::seconds push_listener_lifetime {std::chrono::hours(24)};
+    std::chrono::seconds push_expiry_margin {std::chrono::hours(2)};
+};
+
+} // namespace dhtgate
