@@ -464,6 +464,15 @@ public:
                 }
             }
             ParseError err;
+            // The other entry points must cope with the same garbage.
+            if (!codec::parsePushRequest(body, err))
+                CPPUNIT_ASSERT_EQUAL(400, err.status);
+            bool expiredLine;
+            if (!codec::parseValueLine(body, expiredLine, err))
+                CPPUNIT_ASSERT_EQUAL(400, err.status);
+            dht::InfoHash key;
+            std::string reason;
+            CPPUNIT_ASSERT(codec::parseKey(body, key, reason) || !reason.empty());
             auto req = codec::parsePut(body, 64 * 1024, err);
             if (req) {
                 CPPUNIT_ASSERT(req->value);
