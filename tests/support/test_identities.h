@@ -1,6 +1,6 @@
-// Test helper: builds GnuTLS identities with the properties TLS tests need (host names, IP
-// addresses, validity in the past, client-auth usage), which dht::crypto::generateIdentity
-// cannot express. Built with GnuTLS directly, returned as OpenDHT types.
+// Test helper: EC identities with the properties TLS tests need (host names, IP addresses,
+// validity in the past), which dht::crypto::generateIdentity cannot express. Thin wrapper over
+// tls::buildCertificate that throws, to keep tests short.
 #pragma once
 
 #include <opendht/crypto.h>
@@ -25,7 +25,7 @@ dht::crypto::Identity makeCa(const std::string& name);
 
 /// An EC leaf identity usable for TLS server and client authentication. Signed by `ca`
 /// (whose certificate becomes the leaf's issuer) or self-signed when `ca` is empty.
-/// Throws std::runtime_error on a GnuTLS failure.
+/// Throws std::runtime_error on failure.
 dht::crypto::Identity makeLeaf(const dht::crypto::Identity& ca, const LeafSpec& spec);
 
 } // namespace dhtgate::test
