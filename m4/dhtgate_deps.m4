@@ -40,8 +40,11 @@ AC_DEFUN([DHTGATE_CHECK_DEPS], [
 ])
 
 # DHTGATE_CHECK_TEST_DEPS
-#   cppunit, for the test runner dhtproxytests (`make check`).
+#   cppunit, for the test runner dhtproxytests (`make check`), and jsoncpp: the tests compare with
+#   libopendht's jsoncpp-based reference encoder (the product never uses jsoncpp).
 AC_DEFUN([DHTGATE_CHECK_TEST_DEPS], [
   PKG_CHECK_MODULES([CPPUNIT], [cppunit >= 1.12], [],
     [AC_MSG_ERROR([cppunit not found (Debian: libcppunit-dev), or configure with --disable-tests: $CPPUNIT_PKG_ERRORS])])
+  PKG_CHECK_MODULES([JSONCPP], [jsoncpp], [],
+    [AC_MSG_ERROR([jsoncpp not found (Debian: libjsoncpp-dev), or configure with --disable-tests: $JSONCPP_PKG_ERRORS])])
 ])
