@@ -13,8 +13,8 @@ namespace {
 
 struct Parsed {
     std::error_code ec;
-    bool complete {false};
-    unsigned status {0};
+    bool complete{false};
+    unsigned status{0};
     std::string body;
 };
 
@@ -81,7 +81,8 @@ public:
         p.onHeaders = [&] { return headers = true; };
         CPPUNIT_ASSERT(!p.feed("HTTP/1.1 100 Continue\r\n\r\n"));
         CPPUNIT_ASSERT(!headers && !p.complete());
-        CPPUNIT_ASSERT(!p.feed("HTTP/1.1 404 Not Found\r\nConnection: close\r\nA: x\r\nA: y\r\nContent-Length: 0\r\n\r\n"));
+        CPPUNIT_ASSERT(
+            !p.feed("HTTP/1.1 404 Not Found\r\nConnection: close\r\nA: x\r\nA: y\r\nContent-Length: 0\r\n\r\n"));
         CPPUNIT_ASSERT(headers && p.complete());
         CPPUNIT_ASSERT_EQUAL(404u, p.status());
         CPPUNIT_ASSERT(!p.keepAlive());
@@ -136,9 +137,14 @@ public:
                 for (int m = int(rng() % 4); m > 0; --m) {
                     std::size_t pos = rng() % wire.size();
                     switch (rng() % 3) {
-                    case 0: wire[pos] = char(rng()); break;
-                    case 1: wire.insert(pos, 1, char(rng())); break;
-                    default: wire.erase(pos, 1);
+                    case 0:
+                        wire[pos] = char(rng());
+                        break;
+                    case 1:
+                        wire.insert(pos, 1, char(rng()));
+                        break;
+                    default:
+                        wire.erase(pos, 1);
                     }
                 }
             }

@@ -94,14 +94,14 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::string("example.org:81"), parse("http://example.org:81/").hostHeader());
         CPPUNIT_ASSERT_EQUAL(std::string("[::1]:81"), parse("http://[::1]:81/").hostHeader());
         CPPUNIT_ASSERT_EQUAL(std::string("example.org"), parse("https://example.org:443").hostHeader());
-        CPPUNIT_ASSERT(parse("http://a:1/") .authority() != parse("https://a:1/").authority());
+        CPPUNIT_ASSERT(parse("http://a:1/").authority() != parse("https://a:1/").authority());
     }
 
     void testBadUrls() {
-        for (const char* bad : {"", "   ", "ftp://example.org/", "http://", "http:///path", "http://host:/",
-                                "http://host:0/", "http://host:65536/", "http://host:12ab/", "http://[::1/",
-                                "http://[not-v6]:80/", "http://[::1]x/", "http://ho st/", "http://h\xc3\xa9/",
-                                "http://a:b:c/", "http://host:99999999999/"}) {
+        for (const char* bad :
+             {"", "   ", "ftp://example.org/", "http://", "http:///path", "http://host:/", "http://host:0/",
+              "http://host:65536/", "http://host:12ab/", "http://[::1/", "http://[not-v6]:80/", "http://[::1]x/",
+              "http://ho st/", "http://h\xc3\xa9/", "http://a:b:c/", "http://host:99999999999/"}) {
             Url u;
             CPPUNIT_ASSERT_EQUAL_MESSAGE(bad, make_error_code(dhtgate::errc::invalid_url), parseUrl(bad, u));
         }

@@ -46,9 +46,9 @@ namespace dhtgate::http {
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
 struct Response {
-    unsigned status {0};  ///< 0 when no response was received
+    unsigned status{0}; ///< 0 when no response was received
     Headers headers;
-    std::string body;     ///< empty when the request streamed its body to onData/onLine
+    std::string body; ///< empty when the request streamed its body to onData/onLine
 
     /// Value of the first header named `name` (case-insensitive), or nullptr.
     const std::string* header(std::string_view name) const;
@@ -57,10 +57,10 @@ struct Response {
 using Callback = std::function<void(std::error_code, Response)>;
 
 struct Request {
-    std::string method {"GET"};  ///< any token: GET, POST, SUBSCRIBE, UNSUBSCRIBE, ...
-    std::string url;             ///< http://host[:port]/path?query, https://..., [v6]:port
-    Headers headers;             ///< sent after Host and User-Agent (unless overridden here)
-    std::string body;            ///< sent with Content-Length
+    std::string method{"GET"}; ///< any token: GET, POST, SUBSCRIBE, UNSUBSCRIBE, ...
+    std::string url;           ///< http://host[:port]/path?query, https://..., [v6]:port
+    Headers headers;           ///< sent after Host and User-Agent (unless overridden here)
+    std::string body;          ///< sent with Content-Length
 
     /// Streaming: each decoded body fragment as it arrives; the body is then not accumulated
     /// and Response::body stays empty. Return false to cancel the request (no completion).
@@ -77,42 +77,66 @@ struct Request {
 
     Request() = default;
     Request(std::string m, std::string u) : method(std::move(m)), url(std::move(u)) {}
-    Request& setMethod(std::string m) { method = std::move(m); return *this; }
-    Request& setUrl(std::string u) { url = std::move(u); return *this; }
+    Request& setMethod(std::string m) {
+        method = std::move(m);
+        return *this;
+    }
+    Request& setUrl(std::string u) {
+        url = std::move(u);
+        return *this;
+    }
     Request& addHeader(std::string name, std::string value) {
         headers.emplace_back(std::move(name), std::move(value));
         return *this;
     }
-    Request& setBody(std::string b) { body = std::move(b); return *this; }
-    Request& setOnData(std::function<bool(std::string_view)> f) { onData = std::move(f); return *this; }
-    Request& setOnLine(std::function<bool(std::string_view)> f) { onLine = std::move(f); return *this; }
-    Request& setOnHeaders(std::function<bool(const Response&)> f) { onHeaders = std::move(f); return *this; }
-    Request& setRequestTimeout(std::chrono::milliseconds t) { requestTimeout = t; return *this; }
-    Request& setIdleTimeout(std::chrono::milliseconds t) { idleTimeout = t; return *this; }
+    Request& setBody(std::string b) {
+        body = std::move(b);
+        return *this;
+    }
+    Request& setOnData(std::function<bool(std::string_view)> f) {
+        onData = std::move(f);
+        return *this;
+    }
+    Request& setOnLine(std::function<bool(std::string_view)> f) {
+        onLine = std::move(f);
+        return *this;
+    }
+    Request& setOnHeaders(std::function<bool(const Response&)> f) {
+        onHeaders = std::move(f);
+        return *this;
+    }
+    Request& setRequestTimeout(std::chrono::milliseconds t) {
+        requestTimeout = t;
+        return *this;
+    }
+    Request& setIdleTimeout(std::chrono::milliseconds t) {
+        idleTimeout = t;
+        return *this;
+    }
 };
 
 struct ClientOptions {
     /// Name resolution + TCP connect (+ TLS handshake). 0 = none.
-    std::chrono::milliseconds connectTimeout {std::chrono::seconds(10)};
+    std::chrono::milliseconds connectTimeout{std::chrono::seconds(10)};
     /// Whole request, from send() to the end of the response. 0 = none (listen streams).
-    std::chrono::milliseconds requestTimeout {std::chrono::seconds(0)};
+    std::chrono::milliseconds requestTimeout{std::chrono::seconds(0)};
     /// Longest silence while waiting for response bytes. 0 = none.
-    std::chrono::milliseconds idleTimeout {std::chrono::seconds(0)};
+    std::chrono::milliseconds idleTimeout{std::chrono::seconds(0)};
     /// Largest accepted header section plus accumulated body; for streamed requests, the
     /// header section plus the longest line. Above: errc::response_too_large.
-    std::size_t maxResponseSize {16 * 1024 * 1024};
+    std::size_t maxResponseSize{16 * 1024 * 1024};
     /// Idle keep-alive connections kept per scheme+host:port, and in total. 0 disables reuse.
-    std::size_t maxIdlePerHost {4};
-    std::size_t maxIdleTotal {64};
+    std::size_t maxIdlePerHost{4};
+    std::size_t maxIdleTotal{64};
     /// TCP keepalive probes on every connection (idle time, interval, count). 0 idle = OS default.
-    std::chrono::seconds keepAliveIdle {30};
-    std::chrono::seconds keepAliveInterval {10};
-    int keepAliveCount {3};
-    std::string userAgent {"dhtgate"};
+    std::chrono::seconds keepAliveIdle{30};
+    std::chrono::seconds keepAliveInterval{10};
+    int keepAliveCount{3};
+    std::string userAgent{"dhtgate"};
 
     // HTTPS
     /// Verify the server certificate and host name (default). false = accept anything.
-    bool verifyPeer {true};
+    bool verifyPeer{true};
     /// PEM of the CA(s) to trust exclusively; empty = the system's default CA store.
     std::string caPem;
     /// Optional client certificate chain (PEM, leaf first) and its private key (PEM).
@@ -121,21 +145,51 @@ struct ClientOptions {
 
     Logger logger;
 
-    ClientOptions& setConnectTimeout(std::chrono::milliseconds t) { connectTimeout = t; return *this; }
-    ClientOptions& setRequestTimeout(std::chrono::milliseconds t) { requestTimeout = t; return *this; }
-    ClientOptions& setIdleTimeout(std::chrono::milliseconds t) { idleTimeout = t; return *this; }
-    ClientOptions& setMaxResponseSize(std::size_t n) { maxResponseSize = n; return *this; }
-    ClientOptions& setMaxIdlePerHost(std::size_t n) { maxIdlePerHost = n; return *this; }
-    ClientOptions& setMaxIdleTotal(std::size_t n) { maxIdleTotal = n; return *this; }
-    ClientOptions& setUserAgent(std::string ua) { userAgent = std::move(ua); return *this; }
-    ClientOptions& setVerifyPeer(bool v) { verifyPeer = v; return *this; }
-    ClientOptions& setCaPem(std::string pem) { caPem = std::move(pem); return *this; }
+    ClientOptions& setConnectTimeout(std::chrono::milliseconds t) {
+        connectTimeout = t;
+        return *this;
+    }
+    ClientOptions& setRequestTimeout(std::chrono::milliseconds t) {
+        requestTimeout = t;
+        return *this;
+    }
+    ClientOptions& setIdleTimeout(std::chrono::milliseconds t) {
+        idleTimeout = t;
+        return *this;
+    }
+    ClientOptions& setMaxResponseSize(std::size_t n) {
+        maxResponseSize = n;
+        return *this;
+    }
+    ClientOptions& setMaxIdlePerHost(std::size_t n) {
+        maxIdlePerHost = n;
+        return *this;
+    }
+    ClientOptions& setMaxIdleTotal(std::size_t n) {
+        maxIdleTotal = n;
+        return *this;
+    }
+    ClientOptions& setUserAgent(std::string ua) {
+        userAgent = std::move(ua);
+        return *this;
+    }
+    ClientOptions& setVerifyPeer(bool v) {
+        verifyPeer = v;
+        return *this;
+    }
+    ClientOptions& setCaPem(std::string pem) {
+        caPem = std::move(pem);
+        return *this;
+    }
     ClientOptions& setClientIdentity(std::string certPem, std::string keyPem) {
         clientCertificatePem = std::move(certPem);
         clientKeyPem = std::move(keyPem);
         return *this;
     }
-    ClientOptions& setLogger(Logger l) { logger = std::move(l); return *this; }
+    ClientOptions& setLogger(Logger l) {
+        logger = std::move(l);
+        return *this;
+    }
 };
 
 namespace detail {
@@ -176,7 +230,7 @@ public:
     const ClientOptions& options() const;
 
 private:
-    std::unique_ptr<detail::OwnThread> own_;  // declared first: outlives impl_
+    std::unique_ptr<detail::OwnThread> own_; // declared first: outlives impl_
     std::shared_ptr<detail::ClientImpl> impl_;
 };
 

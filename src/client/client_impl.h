@@ -30,9 +30,9 @@ public:
     const ClientOptions options;
     ConnectionPool pool;
     std::set<std::shared_ptr<RequestOp>> active;
-    std::atomic<std::uint64_t> nextRequestId {1};
-    std::uint64_t nextConnectionId {1};
-    bool stopped {false};
+    std::atomic<std::uint64_t> nextRequestId{1};
+    std::uint64_t nextConnectionId{1};
+    bool stopped{false};
 
     /// Null until the first https request.
     asio::ssl::context* tlsContext() { return tls_.get(); }
@@ -43,9 +43,9 @@ private:
 
 /// The part of a request a RequestHandle shares with the io thread.
 struct RequestState {
-    asio::io_context* io {nullptr};
+    asio::io_context* io{nullptr};
     /// Set once the completion ran or the request was cancelled; no callback runs afterwards.
-    std::atomic<bool> finished {false};
+    std::atomic<bool> finished{false};
     std::weak_ptr<RequestOp> op;
 };
 

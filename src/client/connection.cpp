@@ -18,21 +18,21 @@ Connection::Connection(asio::io_context& io, asio::ssl::context* tls, const Clie
 void Connection::connect(const asio::ip::tcp::resolver::results_type& endpoints, const Url& url, Handler done) {
     authority_ = url.authority();
     auto self = shared_from_this();
-    asio::async_connect(tcp_, endpoints,
-                        [this, self, url, done = std::move(done)](const std::error_code& ec, const asio::ip::tcp::endpoint& ep) {
-                            if (ec == asio::error::operation_aborted)
-                                return done(ec);
-                            if (ec) {
-                                options_.logger.debug("[client] [conn:{}] connect to {} failed: {}", id_, authority_,
-                                                      ec.message());
-                                return done(make_error_code(errc::connect_failed));
-                            }
-                            options_.logger.debug("[client] [conn:{}] connected to {}", id_, ep.address().to_string());
-                            setSocketOptions();
-                            if (!tlsContext_)
-                                return done({});
-                            handshake(url, std::move(done));
-                        });
+    asio::async_connect(
+        tcp_, endpoints,
+        [this, self, url, done = std::move(done)](const std::error_code& ec, const asio::ip::tcp::endpoint& ep) {
+            if (ec == asio::error::operation_aborted)
+                return done(ec);
+            if (ec) {
+                options_.logger.debug("[client] [conn:{}] connect to {} failed: {}", id_, authority_, ec.message());
+                return done(make_error_code(errc::connect_failed));
+            }
+            options_.logger.debug("[client] [conn:{}] connected to {}", id_, ep.address().to_string());
+            setSocketOptions();
+            if (!tlsContext_)
+                return done({});
+            handshake(url, std::move(done));
+        });
 }
 
 void Connection::setSocketOptions() {
@@ -65,17 +65,18 @@ void Connection::handshake(const Url& url, Handler done) {
             SSL_set1_host(ssl, url.host.c_str());
     }
     auto self = shared_from_this();
-    tls_->async_handshake(asio::ssl::stream_base::client, [this, self, done = std::move(done)](const std::error_code& ec) {
-        if (ec == asio::error::operation_aborted || !lowest().is_open())
-            return done(asio::error::operation_aborted);
-        if (ec) {
-            long verify = SSL_get_verify_result(tls_->native_handle());
-            options_.logger.warn("[client] [conn:{}] TLS handshake with {} failed: {} ({})", id_, authority_,
-                                 ec.message(), X509_verify_cert_error_string(verify));
-            return done(make_error_code(errc::tls_handshake_failed));
-        }
-        done({});
-    });
+    tls_->async_handshake(asio::ssl::stream_base::client,
+                          [this, self, done = std::move(done)](const std::error_code& ec) {
+                              if (ec == asio::error::operation_aborted || !lowest().is_open())
+                                  return done(asio::error::operation_aborted);
+                              if (ec) {
+                                  long verify = SSL_get_verify_result(tls_->native_handle());
+                                  options_.logger.warn("[client] [conn:{}] TLS handshake with {} failed: {} ({})", id_,
+                                                       authority_, ec.message(), X509_verify_cert_error_string(verify));
+                                  return done(make_error_code(errc::tls_handshake_failed));
+                              }
+                              done({});
+                          });
 }
 
 void Connection::write(const std::string& data, IoHandler done) {

@@ -56,7 +56,7 @@ private:
     const ClientOptions& options_;
     std::uint64_t id_;
     std::string authority_;
-    unsigned uses_ {0};
+    unsigned uses_{0};
     asio::ip::tcp::socket tcp_;
     std::optional<asio::ssl::stream<asio::ip::tcp::socket>> tls_;
 };

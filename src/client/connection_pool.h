@@ -33,8 +33,8 @@ private:
 
     std::size_t maxPerHost_;
     std::size_t maxTotal_;
-    std::size_t total_ {0};
-    std::uint64_t clock_ {0};
+    std::size_t total_{0};
+    std::uint64_t clock_{0};
     struct Idle {
         ConnectionPtr conn;
         std::uint64_t since;

@@ -59,13 +59,15 @@ void RequestHandle::cancel() {
     });
 }
 
-bool RequestHandle::active() const { return state_ && !state_->finished; }
+bool RequestHandle::active() const {
+    return state_ && !state_->finished;
+}
 
 namespace detail {
 /// The internal io thread of a Client built without an io_context.
 struct OwnThread {
     asio::io_context io;
-    asio::executor_work_guard<asio::io_context::executor_type> guard {io.get_executor()};
+    asio::executor_work_guard<asio::io_context::executor_type> guard{io.get_executor()};
     std::thread thread;
 };
 } // namespace detail
@@ -101,7 +103,11 @@ RequestHandle Client::send(Request request, Callback done) {
     return RequestHandle(std::move(state));
 }
 
-asio::io_context& Client::ioContext() { return impl_->io; }
-const ClientOptions& Client::options() const { return impl_->options; }
+asio::io_context& Client::ioContext() {
+    return impl_->io;
+}
+const ClientOptions& Client::options() const {
+    return impl_->options;
+}
 
 } // namespace dhtgate::http

@@ -17,11 +17,13 @@ bool hasHeader(const Headers& headers, const char* name) {
     return false;
 }
 
-bool methodHasBody(const std::string& m) { return m == "POST" || m == "PUT" || m == "PATCH"; }
+bool methodHasBody(const std::string& m) {
+    return m == "POST" || m == "PUT" || m == "PATCH";
+}
 
 bool isEndOfStream(const std::error_code& ec) {
-    return ec == asio::error::eof || ec == asio::ssl::error::stream_truncated ||
-           ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
+    return ec == asio::error::eof || ec == asio::ssl::error::stream_truncated || ec == asio::error::connection_reset ||
+           ec == asio::error::broken_pipe;
 }
 
 } // namespace
@@ -29,8 +31,8 @@ bool isEndOfStream(const std::error_code& ec) {
 RequestOp::RequestOp(std::shared_ptr<ClientImpl> client, std::shared_ptr<RequestState> state, Request request,
                      Callback done)
     : client_(std::move(client)), state_(std::move(state)), request_(std::move(request)), done_(std::move(done)),
-      id_(client_->nextRequestId++), resolver_(client_->io), connectTimer_(client_->io),
-      requestTimer_(client_->io), idleTimer_(client_->io) {}
+      id_(client_->nextRequestId++), resolver_(client_->io), connectTimer_(client_->io), requestTimer_(client_->io),
+      idleTimer_(client_->io) {}
 
 void RequestOp::start() {
     if (state_->finished || client_->stopped)
@@ -61,8 +63,7 @@ void RequestOp::start() {
     startResolve();
 }
 
-template <typename F>
-bool RequestOp::guarded(F&& f) {
+template <typename F> bool RequestOp::guarded(F&& f) {
     // User callbacks run inside http_parser (C code): no exception may cross it.
     try {
         return f();
@@ -76,15 +77,15 @@ bool RequestOp::guarded(F&& f) {
 }
 
 bool RequestOp::deliverHeaders() {
-        response_.status = parser_.status();
-        if (!request_.onHeaders)
-            return true;
-        Response head;
-        head.status = parser_.status();
-        head.headers = parser_.headers();
-        if (state_->finished)
-            return false;
-        return request_.onHeaders(head) && !state_->finished;
+    response_.status = parser_.status();
+    if (!request_.onHeaders)
+        return true;
+    Response head;
+    head.status = parser_.status();
+    head.headers = parser_.headers();
+    if (state_->finished)
+        return false;
+    return request_.onHeaders(head) && !state_->finished;
 }
 
 std::string RequestOp::serialize() const {
@@ -116,18 +117,18 @@ void RequestOp::armTimer(asio::steady_timer& timer, std::chrono::milliseconds af
 
 void RequestOp::startResolve() {
     armTimer(connectTimer_, client_->options.connectTimeout, errc::connect_timeout);
-    resolver_.async_resolve(url_.host, std::to_string(url_.port),
-                            [self = shared_from_this()](const std::error_code& ec,
-                                                        asio::ip::tcp::resolver::results_type results) {
-                                if (self->stopped_)
-                                    return;
-                                if (ec || results.empty()) {
-                                    self->client_->options.logger.debug("[client] [req:{}] cannot resolve {}: {}",
-                                                                        self->id_, self->url_.host, ec.message());
-                                    return self->finish(make_error_code(errc::resolve_failed));
-                                }
-                                self->startConnect(results);
-                            });
+    resolver_.async_resolve(
+        url_.host, std::to_string(url_.port),
+        [self = shared_from_this()](const std::error_code& ec, asio::ip::tcp::resolver::results_type results) {
+            if (self->stopped_)
+                return;
+            if (ec || results.empty()) {
+                self->client_->options.logger.debug("[client] [req:{}] cannot resolve {}: {}", self->id_,
+                                                    self->url_.host, ec.message());
+                return self->finish(make_error_code(errc::resolve_failed));
+            }
+            self->startConnect(results);
+        });
 }
 
 void RequestOp::startConnect(const asio::ip::tcp::resolver::results_type& endpoints) {
@@ -273,7 +274,9 @@ void RequestOp::stop() {
     client_->active.erase(shared_from_this());
 }
 
-void RequestOp::abort() { stop(); }
+void RequestOp::abort() {
+    stop();
+}
 
 void RequestOp::finish(std::error_code ec) {
     if (stopped_)

@@ -42,8 +42,7 @@ private:
     void onComplete(std::size_t unusedBytes);
     bool retryOnFreshConnection();
     void armTimer(asio::steady_timer& timer, std::chrono::milliseconds after, errc error);
-    template <typename F>
-    bool guarded(F&& f);
+    template <typename F> bool guarded(F&& f);
     bool deliverHeaders();
     bool deliverBody(std::string_view data);
     bool deliverLine(std::string_view line);
@@ -59,14 +58,14 @@ private:
     Url url_;
     std::string wire_;
     ConnectionPtr conn_;
-    bool reused_ {false};
-    bool stopped_ {false};
-    std::size_t received_ {0};
+    bool reused_{false};
+    bool stopped_{false};
+    std::size_t received_{0};
     asio::ip::tcp::resolver resolver_;
     asio::steady_timer connectTimer_;
     asio::steady_timer requestTimer_;
     asio::steady_timer idleTimer_;
-    std::chrono::milliseconds idleTimeout_ {0};
+    std::chrono::milliseconds idleTimeout_{0};
     ResponseParser parser_;
     Response response_;
     std::string partialLine_;

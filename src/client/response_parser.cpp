@@ -4,7 +4,9 @@
 
 namespace dhtgate::http::detail {
 namespace {
-ResponseParser& self(http_parser* p) { return *static_cast<ResponseParser*>(p->data); }
+ResponseParser& self(http_parser* p) {
+    return *static_cast<ResponseParser*>(p->data);
+}
 } // namespace
 
 ResponseParser::ResponseParser() {

@@ -69,20 +69,20 @@ private:
     static int onMessageCompleteCb(http_parser*);
     bool countHeaderBytes(std::size_t n);
 
-    http_parser parser_ {};
-    http_parser_settings settings_ {};
+    http_parser parser_{};
+    http_parser_settings settings_{};
     Headers headers_;
-    bool lastWasValue_ {true};
-    bool headRequest_ {false};
-    bool headersDone_ {false};
-    bool complete_ {false};
-    bool keepAlive_ {false};
-    bool interim_ {false};
-    unsigned status_ {0};
-    std::size_t headerBytes_ {0};
-    std::size_t bodySize_ {0};
-    std::size_t maxHeaderSize_ {64 * 1024};
-    std::size_t maxBodySize_ {0};
+    bool lastWasValue_{true};
+    bool headRequest_{false};
+    bool headersDone_{false};
+    bool complete_{false};
+    bool keepAlive_{false};
+    bool interim_{false};
+    unsigned status_{0};
+    std::size_t headerBytes_{0};
+    std::size_t bodySize_{0};
+    std::size_t maxHeaderSize_{64 * 1024};
+    std::size_t maxBodySize_{0};
     std::error_code error_;
 };
 

@@ -62,7 +62,7 @@ std::string Url::authority() const {
 
 std::error_code parseUrl(std::string_view text, Url& out) {
     const auto bad = make_error_code(errc::invalid_url);
-    out = Url {};
+    out = Url{};
     // Leading/trailing whitespace is a typo, not part of the URL.
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
         text.remove_prefix(1);
@@ -88,7 +88,7 @@ std::error_code parseUrl(std::string_view text, Url& out) {
 
     auto targetStart = text.find_first_of("/?");
     std::string_view authority = text.substr(0, targetStart);
-    std::string_view target = targetStart == std::string_view::npos ? std::string_view {} : text.substr(targetStart);
+    std::string_view target = targetStart == std::string_view::npos ? std::string_view{} : text.substr(targetStart);
 
     if (auto at = authority.rfind('@'); at != std::string_view::npos)
         authority.remove_prefix(at + 1);

@@ -15,13 +15,13 @@ namespace dhtgate::http::detail {
 /// IPv6 literal (`2001:db8::1`). The scheme is case-insensitive and defaults to http; the
 /// port defaults to 80/443. `user[:password]@` is skipped. The fragment is dropped.
 struct Url {
-    std::string scheme {"http"};  ///< "http" or "https" (lower case)
-    std::string host;             ///< host name or IP literal, without brackets
-    std::uint16_t port {80};
-    std::string target {"/"};     ///< path plus "?query"; "/" when the URL has no path
-    std::string query;            ///< without the '?'
-    bool ipv6Literal {false};
-    bool explicitPort {false};
+    std::string scheme{"http"}; ///< "http" or "https" (lower case)
+    std::string host;           ///< host name or IP literal, without brackets
+    std::uint16_t port{80};
+    std::string target{"/"}; ///< path plus "?query"; "/" when the URL has no path
+    std::string query;       ///< without the '?'
+    bool ipv6Literal{false};
+    bool explicitPort{false};
 
     bool tls() const { return scheme == "https"; }
     bool isIpLiteral() const;
