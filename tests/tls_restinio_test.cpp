@@ -3,6 +3,8 @@
 // The only RESTinio TLS translation unit.
 #include "tls/tls_context.h"
 
+#include "tls/identity_store.h"
+
 #include "support/test_identities.h"
 
 #include <asio/read.hpp>
@@ -14,6 +16,7 @@
 #include <opendht/http.h>
 
 #include <chrono>
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <optional>
@@ -141,6 +144,7 @@ class TlsRestinioTest : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(TlsRestinioTest);
     CPPUNIT_TEST(testHttpsRequest);
     CPPUNIT_TEST(testReferenceClient);
+    CPPUNIT_TEST(testReferenceClientSelfSigned);
     CPPUNIT_TEST_SUITE_END();
 
     dht::crypto::Identity ca_;
@@ -193,6 +197,29 @@ public:
         CPPUNIT_ASSERT_EQUAL(200u, pinnedOk.first);
         CPPUNIT_ASSERT_EQUAL(std::string("hello over tls"), pinnedOk.second);
         CPPUNIT_ASSERT_EQUAL(0u, pinnedOther.first); // it does verify: a transport failure
+    }
+
+    // Which self-signed server identities a 2.x client accepts when it pins the identity's
+    // own certificate (Config::server_ca = id.crt): a createIdentity one (end-entity, SANs) yes;
+    // OpenDHT's default one (a CA certificate without TLS key usage) no.
+    void testReferenceClientSelfSigned() {
+        char dir[] = "/tmp/dhtgate-restinio-XXXXXX";
+        CPPUNIT_ASSERT(mkdtemp(dir));
+        dhtgate::tls::CreateIdentityOptions o;
+        o.keyType = dhtgate::tls::CreateIdentityOptions::KeyType::ec;
+        dht::crypto::Identity created;
+        auto st = dhtgate::tls::createIdentity(std::string(dir) + "/id", o, created);
+        std::filesystem::remove_all(dir);
+        CPPUNIT_ASSERT_MESSAGE(st.message, bool(st));
+        {
+            HttpsServer server(created);
+            auto r = referenceGet(server.port(), created.second);
+            CPPUNIT_ASSERT_EQUAL(200u, r.first);
+        }
+        auto openDhtDefault = dht::crypto::generateEcIdentity("localhost");
+        HttpsServer server(openDhtDefault);
+        auto r = referenceGet(server.port(), openDhtDefault.second);
+        CPPUNIT_ASSERT_EQUAL(0u, r.first);
     }
 
 private:
