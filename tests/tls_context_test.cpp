@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -131,6 +132,7 @@ class TlsContextTest : public CppUnit::TestFixture {
     CPPUNIT_TEST(testPinnedOpenDhtIdentity);
     CPPUNIT_TEST(testSelfSignedCaIdentity);
     CPPUNIT_TEST(testTrustedFile);
+    CPPUNIT_TEST(testCaRootFileEnvironment);
     CPPUNIT_TEST(testBadOptions);
     CPPUNIT_TEST_SUITE_END();
 
@@ -308,6 +310,28 @@ public:
         std::remove(file.c_str());
         ::rmdir(dir);
         CPPUNIT_ASSERT_MESSAGE(r.client.message() + " " + r.clientReason, !r.client);
+    }
+
+    void testCaRootFileEnvironment() {
+        char dir[] = "/tmp/dhtgate-tls-XXXXXX";
+        CPPUNIT_ASSERT(mkdtemp(dir));
+        const std::string file = std::string(dir) + "/roots.pem";
+        std::ofstream(file) << ca_.second->toString();
+        ::setenv("CA_ROOT_FILE", file.c_str(), 1);
+        std::optional<asio::ssl::context> c;
+        auto st = dhtgate::tls::makeClientContext(ClientTlsOptions {}, c);
+        ::unsetenv("CA_ROOT_FILE");
+        std::remove(file.c_str());
+        ::rmdir(dir);
+        CPPUNIT_ASSERT_MESSAGE(st.message, bool(st));
+        auto s = serverContext(server_);
+        auto r = handshake(s, *c, "localhost");
+        CPPUNIT_ASSERT_MESSAGE(r.client.message() + " " + r.clientReason, !r.client);
+
+        ::setenv("CA_ROOT_FILE", "/nonexistent/roots.pem", 1);
+        st = dhtgate::tls::makeClientContext(ClientTlsOptions {}, c);
+        ::unsetenv("CA_ROOT_FILE");
+        CPPUNIT_ASSERT(st.code == dhtgate::errc::invalid_config);
     }
 
     void testBadOptions() {

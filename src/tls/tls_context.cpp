@@ -8,6 +8,7 @@
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
 
+#include <cstdlib>
 #include <exception>
 
 namespace dhtgate::tls {
@@ -111,6 +112,24 @@ Status buildServer(const ServerTlsOptions& options, std::optional<asio::ssl::con
     return Status::ok();
 }
 
+// The system trust store. Like OpenDHT's client, CA_ROOT_FILE (a PEM file) or CA_ROOT_PATH (a
+// hashed directory) replace it when set; otherwise OpenSSL's defaults apply (which honour
+// SSL_CERT_FILE and SSL_CERT_DIR).
+Status useSystemStore(SSL_CTX* ctx) {
+    const char* file = std::getenv("CA_ROOT_FILE");
+    const char* dir = std::getenv("CA_ROOT_PATH");
+    if (file && *file) {
+        if (SSL_CTX_load_verify_locations(ctx, file, nullptr) != 1)
+            return openSslFailure(errc::invalid_config, std::string("cannot load CA_ROOT_FILE ") + file);
+    } else if (dir && *dir) {
+        if (SSL_CTX_load_verify_locations(ctx, nullptr, dir) != 1)
+            return openSslFailure(errc::invalid_config, std::string("cannot use CA_ROOT_PATH ") + dir);
+    } else if (SSL_CTX_set_default_verify_paths(ctx) != 1) {
+        return openSslFailure(errc::invalid_config, "cannot load the system CA certificates");
+    }
+    return Status::ok();
+}
+
 Status buildClient(const ClientTlsOptions& options, std::optional<asio::ssl::context>& out) {
     asio::ssl::context context(asio::ssl::context::tls_client);
     SSL_CTX* ctx = context.native_handle();
@@ -129,8 +148,8 @@ Status buildClient(const ClientTlsOptions& options, std::optional<asio::ssl::con
         return openSslFailure(errc::invalid_config, "cannot load trusted certificates from " + options.trustedFile);
     if (pinned)
         X509_STORE_set_flags(store, X509_V_FLAG_PARTIAL_CHAIN);
-    else if (SSL_CTX_set_default_verify_paths(ctx) != 1)
-        return openSslFailure(errc::invalid_config, "cannot load the system CA certificates");
+    else if (auto s = useSystemStore(ctx); !s)
+        return s;
 
     if (options.insecureSkipVerify)
         SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);

@@ -47,8 +47,10 @@ struct ClientTlsOptions {
     dht::crypto::Identity clientIdentity;
 };
 
-/// TLS 1.2 minimum; verifies the server chain against the system CAs (OpenSSL's default paths,
-/// which honour SSL_CERT_FILE / SSL_CERT_DIR) unless `trusted`/`trustedFile` pin anchors.
+/// TLS 1.2 minimum; verifies the server chain against the system CAs unless `trusted` /
+/// `trustedFile` pin anchors. The system store is, as in OpenDHT's client, the file named by the
+/// environment variable CA_ROOT_FILE or the directory CA_ROOT_PATH if set, else OpenSSL's default
+/// paths (which honour SSL_CERT_FILE / SSL_CERT_DIR).
 /// Host names are checked per connection: call prepareClientSession on each new stream.
 /// Fails with errc::invalid_config (unreadable trust file, empty pin) or errc::invalid_identity.
 Status makeClientContext(const ClientTlsOptions& options, std::optional<asio::ssl::context>& out) noexcept;
