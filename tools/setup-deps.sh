@@ -11,3 +11,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
     libmsgpack-cxx-dev libboost-dev libcppunit-dev libssl-dev libgnutls28-dev \
     libjsoncpp-dev libargon2-dev nettle-dev \
     dhtnode ca-certificates >/dev/null
+
+# --- Benchmark suite (tools/bench/run.sh): load generators and the chart -------------------------
+$SUDO apt-get install -y -qq --no-install-recommends wrk apache2-utils gnuplot-nox python3 >/dev/null
