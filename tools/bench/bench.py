@@ -128,7 +128,9 @@ class Runner:
         for mode, tag in (("newid", "W5new"), ("sameid", "W5same"), ("freshkey", "W5fresh")):
             r = wl.w5_put(self.load_bin, server, p["w5_d"], mode)
             keys = _cpu_keys(r)
-            keys.update(ok200=r.get("status", {}).get("200", 0), p99_ms=r.get("latency_ms", {}).get("p99"))
+            ok200 = r.get("status", {}).get("200", 0)
+            keys.update(ok200=ok200, ok_rps=ok200 / r["seconds"] if r.get("seconds") else None,
+                        p99_ms=r.get("latency_ms", {}).get("p99"))
             self.record(server, rnd, tag, r, keys)
         for n in p["w6"]:
             r = wl.w6_fanout(self.load_bin, server, n)

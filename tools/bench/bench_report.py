@@ -185,14 +185,17 @@ def write(out, results, meta):
           f"Machine: {machine()}\n", "Servers:\n", notes + "\n",
           "## Server CPU time per request (µs), from /proc/PID/stat utime+stime\n",
           per_workload_table(results, servers, "cpu_us"),
-          "\n## Requests per second (client-side, the load generator shares the machine)\n",
+          "\n## Requests per second (client-side, the load generator shares the machine; W5: all answers, "
+          "see below for the 200s)\n",
           per_workload_table(results, servers, "rps"),
           "\n## W8: server CPU seconds per 100,000 requests\n",
           per_workload_table(results, servers, "cpu_s_per_100k", with_ratio=False),
           "\n## Errors (failed / non-2xx / socket errors) and RSS after each run (MB)\n",
           keyed_table(results, servers, [(f"{w}.errors", f"{w} errors") for w, _ in CPU_ROWS]
                       + [(f"{w}.rss_mb", f"{w} RSS MB") for w in ("W2", "W3", "W5fresh")]
-                      + [("W4.values", "W4 values in one get")]),
+                      + [("W4.values", "W4 values in one get")]
+                      + [(f"{w}.ok_rps", f"{w} puts answered 200 per s") for w in ("W5new", "W5same", "W5fresh")]
+                      + [(f"{w}.p99_ms", f"{w} put latency p99 ms") for w in ("W5new", "W5same", "W5fresh")]),
           "\n## W6: listen fan-out (one put, N streams on its key)\n",
           keyed_table(results, servers, [(f"W6x{n}.{k}", f"N={n} {label}") for n in (1000, 10000) for k, label in (
               ("delivered", "delivered"), ("p50_ms", "p50 ms"), ("p99_ms", "p99 ms"), ("max_ms", "max ms"),

@@ -1,6 +1,7 @@
 """Servers under test: start them on loopback on free ports, read their CPU time and RSS from
 /proc, stop them. Every process started here is tracked and killed by stop_all()."""
 
+import ctypes
 import json
 import os
 import signal
@@ -103,10 +104,18 @@ class Server:
             _stop(self.proc)
 
 
+def _die_with_parent():
+    """In the child: get SIGKILL when the driver dies, even if it is killed without cleanup."""
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _spawn(args, log_path):
     log = open(log_path, "ab")
     proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_die_with_parent)
     log.close()
     _started.append(proc)
     return proc
