@@ -72,6 +72,28 @@ def per_workload_table(results, servers, suffix, with_ratio=True):
     return table(["workload"] + servers, rows)
 
 
+def headline_table(results, servers):
+    """Server CPU per request beside requests per second, each with its ratio to the reference."""
+    cols = [("W1.cpu_us", "W1 CPU us/req"), ("W1.rps", "W1 req/s"), ("W2.cpu_us", "W2 CPU us/req"),
+            ("W2.rps", "W2 req/s"), ("W3.cpu_us", "W3 CPU us/req"), ("W3.rps", "W3 req/s"),
+            ("W4.cpu_us", "W4 CPU us/req"), ("W4.rps", "W4 req/s"), ("W5new.cpu_us", "W5 CPU us/put"),
+            ("W6x10000.cpu_us_per_listener", "W6 CPU us/listener")]
+    ref = {k: median(metric(results, REF, k)) for k, _ in cols}
+    rows = []
+    for s in servers:
+        row = [s]
+        for k, _ in cols:
+            m = median(metric(results, s, k))
+            if m is None:
+                row.append("–")
+            elif s == REF or not ref[k]:
+                row.append(fmt(m))
+            else:
+                row.append(f"{fmt(m)} **×{m / ref[k]:.2f}**")
+        rows.append(row)
+    return table(["server"] + [label for _, label in cols], rows)
+
+
 def matrix_table(results):
     names = sorted(n for n in results if n.startswith("dhtgate-"))
     if not names:
@@ -183,7 +205,9 @@ def write(out, results, meta):
           f"{meta['rounds']} interleaved round(s){' (quick)' if meta['quick'] else ''}, {meta['seconds']} s. "
           f"Cells: median (min..max) over rounds; **×r** = ratio to the reference's median in this run.\n",
           f"Machine: {machine()}\n", "Servers:\n", notes + "\n",
-          "## Server CPU time per request (µs), from /proc/PID/stat utime+stime\n",
+          "## Headline: server CPU per request and requests per second (medians, ×ratio to the reference)\n",
+          headline_table(results, servers),
+          "\n## Server CPU time per request (µs), from /proc/PID/stat utime+stime\n",
           per_workload_table(results, servers, "cpu_us"),
           "\n## Requests per second (client-side, the load generator shares the machine; W5: all answers, "
           "see below for the 200s)\n",
