@@ -2,6 +2,7 @@
 # dhtgate benchmark suite (issue 3): one command from a fresh clone.
 #
 #   tools/bench/run.sh [--rounds N] [--quick] [--extra-url URL]... [--out DIR] [--no-matrix] [--no-netns]
+#                        [--dhtgate PATH]
 #
 # Builds what it needs (CMake Release in build-bench/: pivot_server, listen_load and, when
 # tools/dhtgate.cpp exists, the dhtgate daemon), then runs tools/bench/bench.py: every server on
