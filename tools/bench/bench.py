@@ -101,6 +101,8 @@ class Runner:
         for rnd in range(self.rounds):
             print(f"round {rnd + 1}/{self.rounds}", flush=True)
             for name, start_fn, which in self.plans():
+                if which == "matrix" and rnd >= self.profile["matrix_rounds"]:
+                    continue
                 server = self.start(start_fn, f"r{rnd}")
                 if server is None:
                     continue

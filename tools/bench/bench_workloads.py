@@ -12,11 +12,12 @@ from bench_servers import http_get, http_post
 
 # Sizes per mode. "quick" is the ~2-minute smoke run.
 PROFILES = {
-    # listen_rounds: W6/W7 (the slowest, and the least noisy) run in the first rounds only.
+    # listen_rounds: W6/W7 (the slowest, and the least noisy) run in the first rounds only;
+    # matrix_rounds: the 6 extra dhtgate configurations (W1/W2) likewise.
     "default": dict(w1_n=10000, w2_n=50000, w3_d=5, w4_d=2, w5_d=1.5, w6=[1000, 10000],
-                    w7_n=10000, w7_max=19900, w7_idle=3, w7_probes=100, listen_rounds=2),
+                    w7_n=10000, w7_max=19900, w7_idle=3, w7_probes=100, listen_rounds=2, matrix_rounds=1),
     "quick": dict(w1_n=2000, w2_n=10000, w3_d=2, w4_d=2, w5_d=1, w6=[1000],
-                  w7_n=2000, w7_max=0, w7_idle=2, w7_probes=40, listen_rounds=1),
+                  w7_n=2000, w7_max=0, w7_idle=2, w7_probes=40, listen_rounds=1, matrix_rounds=1),
 }
 
 
