@@ -16,3 +16,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 if [ "${DHTGATE_DEPS_NO_DEVTOOLS:-0}" != 1 ]; then
     $SUDO apt-get install -y -qq --no-install-recommends clang-format >/dev/null
 fi
+
+# --- Benchmark suite (tools/bench/run.sh): load generators and the chart -------------------------
+$SUDO apt-get install -y -qq --no-install-recommends wrk apache2-utils gnuplot-nox python3 >/dev/null
