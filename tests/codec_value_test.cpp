@@ -86,6 +86,7 @@ class CodecValueTest : public CppUnit::TestFixture {
     CPPUNIT_TEST(testSpecExamples);
     CPPUNIT_TEST(testSignedJson);
     CPPUNIT_TEST(testSignedRoundTrip);
+    CPPUNIT_TEST(testOwnerPemCache);
     CPPUNIT_TEST(testEncryptedRoundTrip);
     CPPUNIT_TEST(testTamperedSignature);
     CPPUNIT_TEST(testPutErrors);
@@ -164,6 +165,37 @@ public:
             // The same text is accepted as a put (signature verified) and survives unchanged.
             auto req = put(line);
             CPPUNIT_ASSERT(*req.value == *v);
+        }
+    }
+
+    void testOwnerPemCache()
+    {
+        // More owners than the encoder caches, encoded in several orders, and owners freed and
+        // replaced (their addresses get reused): each value must show its own key.
+        auto ownerIn = [](const std::string& json) {
+            auto start = json.find("\"owner\":\"") + 9;
+            return json.substr(start, json.find('"', start) - start);
+        };
+        auto expectedPem = [](const dht::crypto::PublicKey& key) {
+            auto pem = key.toString();
+            while (!pem.empty() && pem.back() == '\0')
+                pem.pop_back();
+            std::string quoted;
+            for (char c : pem)
+                quoted += (c == '\n') ? std::string("\\n") : std::string(1, c);
+            return quoted;
+        };
+        for (int round = 0; round < 3; ++round) {
+            std::vector<dht::Value> values;
+            for (int i = 0; i < 20; ++i) {
+                auto& v = values.emplace_back(plainValue("owned", static_cast<dht::Value::Id>(i + 1)));
+                v.owner = std::make_shared<dht::crypto::PublicKey>(dht::crypto::PrivateKey::generateEC().getPublicKey().toString());
+            }
+            for (int pass = 0; pass < 2; ++pass)
+                for (int i = 0; i < 20; ++i) {
+                    const auto& v = values[pass ? 19 - i : (i * 7) % 20];
+                    CPPUNIT_ASSERT_EQUAL(expectedPem(*v.owner), ownerIn(codec::valueJson(v)));
+                }
         }
     }
 
