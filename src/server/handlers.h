@@ -1,0 +1,32 @@
+// The route handlers. Each runs on the state executor, answers through the Request, and never
+// throws (the router catches what a bug might throw and answers 500).
+#pragma once
+
+#include "server/http_exchange.h"
+
+#include <opendht/infohash.h>
+#include <opendht/value.h>
+
+#include <optional>
+
+namespace dhtgate::server {
+
+class ServerContext;
+
+/// The route table: dispatches one request (spec §3.1).
+void route(ServerContext& ctx, const Request& req);
+
+// node_handlers.cpp
+void handleNodeInfo(ServerContext& ctx, const Request& req);
+void handleStats(ServerContext& ctx, const Request& req);
+
+// get_handler.cpp
+void handleGet(ServerContext& ctx, const Request& req, const dht::InfoHash& key, std::optional<dht::Value::Id> id);
+
+// put_handler.cpp
+void handlePut(ServerContext& ctx, const Request& req, const dht::InfoHash& key);
+
+// listen_handler.cpp
+void handleListen(ServerContext& ctx, const Request& req, const dht::InfoHash& key);
+
+} // namespace dhtgate::server

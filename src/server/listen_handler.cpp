@@ -1,0 +1,13 @@
+// GET /key/:hash/listen (spec §3.6, §5): a chunked stream that never ends on its own.
+#include "server/handlers.h"
+
+#include "server/listen_registry.h"
+#include "server/server_context.h"
+
+namespace dhtgate::server {
+
+void handleListen(ServerContext& ctx, const Request& req, const dht::InfoHash& key) {
+    ctx.listens().add(key, req.connectionId(), req.startStream());
+}
+
+} // namespace dhtgate::server

@@ -1,0 +1,86 @@
+// GET / and /node/info (spec §3.2), GET /node/stats (§3.3): computed on request (node info at most
+// 1 s old), never from a stale periodic snapshot.
+#include "server/handlers.h"
+
+#include "dhtgate/proxy_server.h"
+#include "server/get_operations.h"
+#include "server/listen_registry.h"
+#include "server/permanent_puts.h"
+#include "server/server_context.h"
+
+#include <fmt/format.h>
+
+namespace dhtgate::server {
+namespace {
+
+/// A 2.x client only leaves "connecting" when some family reports good nodes (§11.3), and a
+/// standalone node (no peer at all) is still usable: it stores values itself. So a node that
+/// knows no peer reports itself as the one good node of its bound families; a node that has
+/// peers reports its real counters (only dubious ones → the client waits, as it should).
+void appendFamily(std::string& out, const dht::NodeStats& s, bool standaloneGood) {
+    const unsigned good = standaloneGood ? 1 : s.good_nodes;
+    fmt::format_to(std::back_inserter(out), "{{\"dubious\":{},\"good\":{},\"incoming\":{}", s.dubious_nodes, good,
+                   s.incoming_nodes);
+    if (s.table_depth > 1)
+        fmt::format_to(std::back_inserter(out), ",\"network_size_estimation\":{},\"table_depth\":{}",
+                       s.getNetworkSizeEstimation(), s.table_depth);
+    out += '}';
+}
+
+std::string nodeInfoJson(const dht::NodeInfo& info, const std::string* publicIp) {
+    const bool standalone = info.ipv4.getKnownNodes() + info.ipv6.getKnownNodes() == 0;
+    std::string out = "{";
+    if (info.id)
+        fmt::format_to(std::back_inserter(out), "\"id\":\"{}\",", info.id.toString());
+    out += "\"ipv4\":";
+    appendFamily(out, info.ipv4, standalone && (info.bound4 != 0 || info.bound6 == 0));
+    out += ",\"ipv6\":";
+    appendFamily(out, info.ipv6, standalone && info.bound6 != 0 && info.bound4 == 0);
+    fmt::format_to(std::back_inserter(out), ",\"node_id\":\"{}\",\"ops\":{}", info.node_id.toString(),
+                   info.ongoing_ops);
+    if (publicIp)
+        fmt::format_to(std::back_inserter(out), ",\"public_ip\":\"{}\"", *publicIp);
+    fmt::format_to(std::back_inserter(out), ",\"version\":\"{}\"}}", versionString());
+    return out;
+}
+
+} // namespace
+
+void handleNodeInfo(ServerContext& ctx, const Request& req) {
+    ctx.withNodeInfo([req](const dht::NodeInfo* info) {
+        if (!info)
+            return req.replyError(503, "Incorrect DhtRunner");
+        const auto ip = req.remoteAddress();
+        req.reply(200, nodeInfoJson(*info, &ip) + '\n');
+    });
+}
+
+void handleStats(ServerContext& ctx, const Request& req) {
+    std::weak_ptr<ServerContext> weak = ctx.shared_from_this();
+    ctx.withNodeInfo([weak, req](const dht::NodeInfo* info) {
+        auto ctx = weak.lock();
+        if (!ctx)
+            return;
+        auto& st = ctx->stats();
+        const auto now = std::chrono::steady_clock::now();
+        const double elapsed = std::chrono::duration<double>(now - st.lastSnapshot).count();
+        const double rate = elapsed > 0 ? double(st.requests - st.lastRequests) / elapsed : 0.0;
+        st.lastRequests = st.requests;
+        st.lastSnapshot = now;
+        const auto unixNow = std::chrono::duration_cast<std::chrono::seconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
+        std::string out = fmt::format("{{\"getCount\":{},\"lastUpdated\":{},\"listenCount\":{},\"listenKeyCount\":{}",
+                                      ctx->gets().count(), unixNow, ctx->listens().streamCount(),
+                                      ctx->listens().dhtListenCount());
+        if (info)
+            out += ",\"nodeInfo\":" + nodeInfoJson(*info, nullptr);
+        fmt::format_to(std::back_inserter(out),
+                       ",\"pushListenersCount\":0,\"putCount\":{},\"requestRate\":{:.3f},\"serverStartTime\":{},"
+                       "\"totalPermanentPuts\":{}}}\n",
+                       ctx->puts().keyCount(), rate, st.startTime, ctx->puts().valueCount());
+        req.reply(200, std::move(out));
+    });
+}
+
+} // namespace dhtgate::server

@@ -1,0 +1,244 @@
+// ProxyServer: owns the RESTinio server (single-thread or pool traits), the io thread(s) when it
+// runs its own, and the ServerContext shared with the route handlers.
+#include "dhtgate/proxy_server.h"
+
+#include "dhtgate/error.h"
+#include "server/handlers.h"
+#include "server/listen_registry.h"
+#include "server/server_context.h"
+#include "server/server_traits.h"
+#include "server/write_barrier.h"
+
+#include <opendht/dhtrunner.h>
+
+#include <atomic>
+#include <future>
+#include <thread>
+
+namespace dhtgate {
+
+const char* versionString() { return "0.1.0"; }
+
+namespace {
+
+using namespace server;
+
+/// Type-erases the two RESTinio server instantiations.
+class HttpServerBase {
+public:
+    virtual ~HttpServerBase() = default;
+    virtual void openSync() = 0;  ///< throws on bind failure
+    virtual void closeSync() = 0; ///< on the io thread (single-thread) or before/after io runs
+    virtual void closeAsync(std::function<void()> done) = 0;
+};
+
+template <typename Traits>
+class HttpServer final : public HttpServerBase {
+public:
+    HttpServer(asio::io_context& io, restinio::server_settings_t<Traits> settings)
+        : server_(restinio::external_io_context(io), std::move(settings)) {}
+    void openSync() override { server_.open_sync(); }
+    void closeSync() override { server_.close_sync(); }
+    void closeAsync(std::function<void()> done) override {
+        server_.close_async([done] { done(); }, [done](std::exception_ptr) { done(); });
+    }
+
+private:
+    restinio::http_server_t<Traits> server_;
+};
+
+void safeRoute(ServerContext& ctx, const Request& req) noexcept {
+    try {
+        route(ctx, req);
+    } catch (const std::exception& e) {
+        ctx.log().error("[server] [conn:{}] bug: {} {} threw: {}", req.connectionId(), req.methodName(), req.path(),
+                        e.what());
+        try {
+            req.replyError(500, "Internal server error");
+        } catch (...) {
+        }
+    }
+}
+
+template <typename Traits>
+std::unique_ptr<HttpServerBase> makeHttpServer(asio::io_context& io, const ServerConfig& c,
+                                               const std::shared_ptr<ServerContext>& ctx, const Logger& log,
+                                               std::atomic<std::uint16_t>& port, bool v6) {
+    restinio::server_settings_t<Traits> s;
+    std::weak_ptr<ServerContext> weak = ctx;
+    s.address(c.address)
+        .port(c.port)
+        .protocol(v6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4())
+        .max_pipelined_requests(std::max<std::size_t>(1, c.max_pipelined_requests))
+        .concurrent_accepts_count(std::max<std::size_t>(1, c.concurrent_accepts))
+        .read_next_http_message_timelimit(c.read_timeout)
+        .write_http_response_timelimit(c.write_timeout)
+        // RESTinio's handle timeout also runs while a response streams and would cut listen
+        // streams: DHT operations are bounded by our own per-request timers instead.
+        .handle_request_timeout(std::chrono::hours(24 * 24))
+        .incoming_http_msg_limits(restinio::incoming_http_msg_limits_t {}
+                                      .max_url_size(c.max_header_size)
+                                      .max_field_name_size(c.max_header_size)
+                                      .max_field_value_size(c.max_header_size)
+                                      .max_field_count(c.max_header_count)
+                                      .max_body_size(c.max_body_size))
+        .socket_options_setter([](auto& options) { options.set_option(asio::ip::tcp::no_delay(true)); })
+        .acceptor_post_bind_hook([&port](asio::ip::tcp::acceptor& a) { port = a.local_endpoint().port(); })
+        .logger(log)
+        .connection_state_listener(std::make_shared<ConnectionListener>([weak](std::uint64_t connId) {
+            // On the connection's executor: hop to the state executor.
+            if (auto ctx = weak.lock())
+                ctx->postFromAnyThread([ctx, connId] { ctx->listens().connectionClosed(connId); });
+        }))
+        .request_handler([weak](restinio::request_handle_t handle) {
+            auto ctx = weak.lock();
+            if (!ctx)
+                return restinio::request_rejected();
+            Request req(makeRequestImpl(std::move(handle)));
+            asio::dispatch(ctx->executor(), [ctx, req] { safeRoute(*ctx, req); });
+            return restinio::request_accepted();
+        });
+    return std::make_unique<HttpServer<Traits>>(io, std::move(s));
+}
+
+} // namespace
+
+class ProxyServer::Impl {
+public:
+    Impl(std::shared_ptr<dht::DhtRunner> dht, ServerConfig config, Logger log)
+        : dht_(std::move(dht)), config_(std::move(config)), log_(std::move(log)) {}
+
+    std::error_code start(asio::io_context* external) {
+        if (started_)
+            return errc::invalid_config;
+        std::error_code ec;
+        const auto address = asio::ip::make_address(config_.address, ec);
+        if (ec || !dht_) {
+            log_.error("[server] invalid address '{}'", config_.address);
+            return errc::invalid_config;
+        }
+        const bool pool = !external && config_.threads > 1;
+        if (external) {
+            io_ = external;
+        } else {
+            ownIo_ = std::make_unique<asio::io_context>(static_cast<int>(std::max(1u, config_.threads)));
+            io_ = ownIo_.get();
+        }
+        asio::any_io_executor exec = pool ? asio::any_io_executor(asio::make_strand(*io_))
+                                          : asio::any_io_executor(io_->get_executor());
+        ctx_ = std::make_shared<ServerContext>(dht_, config_, log_, exec);
+        try {
+            if (pool)
+                http_ = makeHttpServer<PoolTraits>(*io_, config_, ctx_, log_, port_, address.is_v6());
+            else
+                http_ = makeHttpServer<SingleThreadTraits>(*io_, config_, ctx_, log_, port_, address.is_v6());
+            http_->openSync();
+        } catch (const std::exception& e) {
+            log_.error("[server] cannot listen on {}:{}: {}", config_.address, config_.port, e.what());
+            http_.reset();
+            ctx_->close();
+            ctx_.reset();
+            ownIo_.reset();
+            io_ = nullptr;
+            port_ = 0;
+            return errc::bind_failed;
+        }
+        started_ = true;
+        running_ = true;
+        if (ownIo_) {
+            work_.emplace(asio::make_work_guard(*ownIo_));
+            for (unsigned i = 0; i < std::max(1u, config_.threads); ++i)
+                threads_.emplace_back([this] { runIo(); });
+        }
+        log_.info("[server] serving http://{}:{} ({} thread(s))", address.is_v6() ? "[" + config_.address + "]" : config_.address,
+                  port_.load(), ownIo_ ? std::max(1u, config_.threads) : 1u);
+        return {};
+    }
+
+    void stop() {
+        if (!started_ || stopped_)
+            return;
+        stopped_ = true;
+        running_ = false;
+        auto done = std::make_shared<std::promise<void>>();
+        auto future = done->get_future();
+        auto shutdown = [ctx = ctx_, http = http_, done] {
+            if (ctx->stopping())
+                return;
+            // Final chunks written and acceptor closed: then stop() may return.
+            WriteBarrier barrier([done] { done->set_value(); });
+            http->closeAsync(barrier.token());
+            ctx->shutdown(barrier.token());
+        };
+        const bool onIoThread = io_->get_executor().running_in_this_thread();
+        if (onIoThread) {
+            // Caller-owned io_context, called from its thread: cannot wait here.
+            ctx_->shutdown({});
+            http_->closeSync();
+        } else {
+            
+            asio::post(ctx_->executor(), shutdown);
+            const auto limit = std::min<std::chrono::milliseconds>(config_.write_timeout, std::chrono::seconds(5));
+            if (future.wait_for(limit) != std::future_status::ready && !ownIo_ && !ctx_->stopping()) {
+                // The caller's io_context is not running: shut down from here.
+                log_.debug("[server] io_context not running during stop(): shutting down inline");
+                ctx_->shutdown({});
+                http_->closeSync();
+            }
+        }
+        ctx_->close();
+        if (ownIo_) {
+            work_.reset();
+            ownIo_->stop();
+            for (auto& t : threads_)
+                t.join();
+            threads_.clear();
+        }
+        http_.reset();
+        ctx_.reset();
+        ownIo_.reset(); // destroys what is left: idle keep-alive connections are closed here
+        log_.info("[server] stopped");
+    }
+
+    std::uint16_t port() const { return port_; }
+    bool running() const { return running_; }
+
+private:
+    void runIo() {
+        for (;;) {
+            try {
+                ownIo_->run();
+                return;
+            } catch (const std::exception& e) {
+                log_.error("[server] bug: exception escaped into the io loop: {}", e.what());
+            }
+        }
+    }
+
+    std::shared_ptr<dht::DhtRunner> dht_;
+    ServerConfig config_;
+    Logger log_;
+    std::unique_ptr<asio::io_context> ownIo_;
+    asio::io_context* io_ {nullptr};
+    std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+    std::vector<std::thread> threads_;
+    std::shared_ptr<ServerContext> ctx_;
+    std::shared_ptr<HttpServerBase> http_;
+    std::atomic<std::uint16_t> port_ {0};
+    std::atomic<bool> running_ {false};
+    bool started_ {false};
+    bool stopped_ {false};
+};
+
+ProxyServer::ProxyServer(std::shared_ptr<dht::DhtRunner> dht, ServerConfig config, Logger logger)
+    : impl_(std::make_unique<Impl>(std::move(dht), std::move(config), std::move(logger))) {}
+
+ProxyServer::~ProxyServer() { stop(); }
+
+std::error_code ProxyServer::start() { return impl_->start(nullptr); }
+std::error_code ProxyServer::start(asio::io_context& io) { return impl_->start(&io); }
+std::uint16_t ProxyServer::port() const { return impl_->port(); }
+void ProxyServer::stop() { impl_->stop(); }
+bool ProxyServer::running() const { return impl_->running(); }
+
+} // namespace dhtgate
