@@ -22,6 +22,7 @@ const char* reasonPhrase(int status) {
     case 502: return "Bad Gateway";
     case 503: return "Service Unavailable";
     case 504: return "Gateway Timeout";
+    case 505: return "HTTP Version Not Supported";
     default: return status < 400 ? "OK" : "Error";
     }
 }
