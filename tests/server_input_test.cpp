@@ -120,6 +120,11 @@ public:
         for (int i = 0; i < 90; ++i)
             many += "X-H" + std::to_string(i) + ": " + std::string(200, 'b') + "\r\n";
         assertError(send(RawHttpClient::request("GET", "/", {}, many)), 431);
+        // Too many header fields, each small.
+        std::string fields;
+        for (int i = 0; i < 120; ++i)
+            fields += "X-F" + std::to_string(i) + ": v\r\n";
+        assertError(send(RawHttpClient::request("GET", "/", {}, fields)), 431);
         // An over-long request line.
         assertError(send(RawHttpClient::request("GET", "/key/" + std::string(20 * 1024, 'k'))), 431);
         CPPUNIT_ASSERT_EQUAL(200, send(RawHttpClient::request("GET", "/"))->status);

@@ -47,6 +47,18 @@ public:
         http_parser_settings_init(&settings_);
         settings_.on_message_begin = [](http_parser* p) { return self(p).onMessageBegin(); };
         settings_.on_headers_complete = [](http_parser* p) { return self(p).onHeadersComplete(); };
+        // A field name split across reads comes in several calls: count a field on its first one.
+        settings_.on_header_field = [](http_parser* p, const char*, std::size_t) {
+            auto& s = self(p);
+            if (!s.inFieldName_)
+                ++s.fieldCount_;
+            s.inFieldName_ = true;
+            return 0;
+        };
+        settings_.on_header_value = [](http_parser* p, const char*, std::size_t) {
+            self(p).inFieldName_ = false;
+            return 0;
+        };
     }
 
     asio::io_context& io() { return io_; }
@@ -121,6 +133,8 @@ private:
     // of the header section end (http_parser resumes correctly after a pause).
     int onMessageBegin() {
         inHeaders_ = true;
+        fieldCount_ = 0;
+        inFieldName_ = false;
         event_ = Event::messageBegin;
         http_parser_pause(&parser_, 1);
         return 0;
@@ -156,7 +170,7 @@ private:
             } else {
                 // Paused on the LF that ends the header section (parsing resumes from it).
                 const auto headerBytes = fed_ + parsed + 1 - msgStart_;
-                if (headerBytes > limits_.max_header_size)
+                if (headerBytes > limits_.max_header_size || fieldCount_ > limits_.max_header_count)
                     return reject(431);
                 if (parser_.content_length != ULLONG_MAX && parser_.content_length > limits_.max_body_size)
                     return reject(413);
@@ -267,6 +281,8 @@ private:
     Event event_ {Event::none};
     bool inHeaders_ {false};
     bool blocked_ {false};
+    std::size_t fieldCount_ {0};
+    bool inFieldName_ {false};
     std::uint64_t messages_ {0};
     std::uint64_t responsesStarted_ {0};
     std::string input_;        ///< received, not yet passed to RESTinio

@@ -1,7 +1,8 @@
 // The TCP socket type of the RESTinio server (Traits::stream_socket_t): a plain socket plus a
 // request guard that watches the incoming bytes with its own HTTP parser, so that a header section
-// over `max_header_size` gets 431 and a Content-Length over `max_body_size` gets 413 *before*
-// the body is read (RESTinio 0.6 would just close the connection without any answer).
+// over `max_header_size` (or with over `max_header_count` fields) gets 431 and a Content-Length
+// over `max_body_size` gets 413 *before* the body is read (RESTinio 0.6 would just close the
+// connection without any answer).
 //
 // How: bytes of an unfinished header section are held back from RESTinio. When a request breaks a
 // limit, RESTinio receives instead a small synthetic request for GuardedSocket::kRejectPath, which
@@ -40,6 +41,7 @@ struct RequestLimits {
     std::size_t max_header_size {16 * 1024};
     std::size_t max_body_size {96 * 1024};
     std::size_t max_pipelined {16}; ///< requests passed on whose answer has not started
+    std::size_t max_header_count {100};
 };
 
 class GuardedSocket {

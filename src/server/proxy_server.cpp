@@ -83,7 +83,7 @@ std::unique_ptr<HttpServerBase> makeHttpServer(asio::io_context& io, const Serve
                                       .max_url_size(c.max_header_size)
                                       .max_field_name_size(c.max_header_size)
                                       .max_field_value_size(c.max_header_size)
-                                      .max_field_count(c.max_header_count)
+                                      .max_field_count(c.max_header_count + 1) // +1: the guard's HTTP/1.0 mark
                                       .max_body_size(c.max_body_size))
         // RESTinio checks connection timeouts on a periodic tick: keep it well below the timeouts.
         .timer_manager(std::clamp<std::chrono::steady_clock::duration>(
@@ -134,7 +134,8 @@ public:
                                           : asio::any_io_executor(io_->get_executor());
         ctx_ = std::make_shared<ServerContext>(dht_, config_, log_, exec);
         GuardedSocket::setLimits(*io_, RequestLimits {config_.max_header_size, config_.max_body_size,
-                                                      std::max<std::size_t>(1, config_.max_pipelined_requests)});
+                                                      std::max<std::size_t>(1, config_.max_pipelined_requests),
+                                                      config_.max_header_count});
         try {
             if (pool)
                 http_ = makeHttpServer<PoolTraits>(*io_, config_, ctx_, log_, port_, address.is_v6());
