@@ -110,6 +110,21 @@ public:
         auto r = get(send(client, Request("GET", server.url("/chunked"))));
         CPPUNIT_ASSERT(!r.ec);
         CPPUNIT_ASSERT_EQUAL("abc\n" + std::string(40000, 'x'), r.response.body);
+        // onData sees the decoded body (chunk framing removed) and nothing is accumulated.
+        std::string streamed;
+        r = get(send(client, Request("GET", server.url("/chunked")).setOnData([&](std::string_view d) {
+            streamed.append(d);
+            return true;
+        })));
+        CPPUNIT_ASSERT(!r.ec && r.response.body.empty());
+        CPPUNIT_ASSERT_EQUAL("abc\n" + std::string(40000, 'x'), streamed);
+        // HEAD: headers only, even with a Content-Length; the connection stays usable.
+        ScriptedServer head([](const std::string&, int, int) {
+            return Reply{"HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\n", Reply::After::keepReading};
+        });
+        CPPUNIT_ASSERT(!get(send(client, Request("HEAD", head.url()))).ec);
+        CPPUNIT_ASSERT(!get(send(client, Request("HEAD", head.url()))).ec);
+        CPPUNIT_ASSERT_EQUAL(1, head.acceptedConnections());
         r = get(send(client, Request("GET", server.url("/close"))));
         CPPUNIT_ASSERT(!r.ec);
         CPPUNIT_ASSERT_EQUAL(std::string("all until close"), r.response.body);
