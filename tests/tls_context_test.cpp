@@ -24,11 +24,11 @@ using dhtgate::tls::ServerTlsOptions;
 namespace {
 
 struct Handshake {
-    bool serverDone {false}, clientDone {false};
+    bool serverDone{false}, clientDone{false};
     std::error_code server, client;
     std::string clientCertSeenByServer; ///< CN of the client certificate, if any
     std::string clientReason;           ///< verifyFailureReason on the client side
-    int version {0};
+    int version{0};
 };
 
 // One TLS handshake over loopback between a server and a client stream built from the given
@@ -53,8 +53,8 @@ Handshake handshake(asio::ssl::context& serverCtx, asio::ssl::context& clientCtx
             r.serverDone = true;
             return finish();
         }
-        server.async_handshake(asio::ssl::stream_base::server, [&](std::error_code ec) {
-            r.server = ec;
+        server.async_handshake(asio::ssl::stream_base::server, [&](std::error_code hec) {
+            r.server = hec;
             r.serverDone = true;
             if (X509* peer = SSL_get1_peer_certificate(server.native_handle())) {
                 char cn[256] = {};
@@ -73,8 +73,8 @@ Handshake handshake(asio::ssl::context& serverCtx, asio::ssl::context& clientCtx
             r.clientDone = true;
             return finish();
         }
-        client.async_handshake(asio::ssl::stream_base::client, [&](std::error_code ec) {
-            r.client = ec;
+        client.async_handshake(asio::ssl::stream_base::client, [&](std::error_code hec) {
+            r.client = hec;
             r.clientDone = true;
             r.clientReason = dhtgate::tls::verifyFailureReason(client.native_handle());
             r.version = SSL_version(client.native_handle());
@@ -184,7 +184,7 @@ public:
 
     void testSystemStoreRejectsPrivateCa() {
         auto s = serverContext(server_);
-        auto c = clientContext(ClientTlsOptions {}); // default: system CAs, verification on
+        auto c = clientContext(ClientTlsOptions{}); // default: system CAs, verification on
         auto r = handshake(s, c, "localhost");
         CPPUNIT_ASSERT(r.client);
         CPPUNIT_ASSERT(!r.clientReason.empty());
@@ -292,7 +292,7 @@ public:
         auto r2 = handshake(s, c2, "localhost");
         CPPUNIT_ASSERT(r2.client);
         // Nor does the system store.
-        auto c3 = clientContext(ClientTlsOptions {});
+        auto c3 = clientContext(ClientTlsOptions{});
         auto r3 = handshake(s, c3, "localhost");
         CPPUNIT_ASSERT(r3.client);
     }
@@ -319,7 +319,7 @@ public:
         std::ofstream(file) << ca_.second->toString();
         ::setenv("CA_ROOT_FILE", file.c_str(), 1);
         std::optional<asio::ssl::context> c;
-        auto st = dhtgate::tls::makeClientContext(ClientTlsOptions {}, c);
+        auto st = dhtgate::tls::makeClientContext(ClientTlsOptions{}, c);
         ::unsetenv("CA_ROOT_FILE");
         std::remove(file.c_str());
         ::rmdir(dir);
@@ -329,7 +329,7 @@ public:
         CPPUNIT_ASSERT_MESSAGE(r.client.message() + " " + r.clientReason, !r.client);
 
         ::setenv("CA_ROOT_FILE", "/nonexistent/roots.pem", 1);
-        st = dhtgate::tls::makeClientContext(ClientTlsOptions {}, c);
+        st = dhtgate::tls::makeClientContext(ClientTlsOptions{}, c);
         ::unsetenv("CA_ROOT_FILE");
         CPPUNIT_ASSERT(st.code == dhtgate::errc::invalid_config);
     }

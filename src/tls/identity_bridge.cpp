@@ -17,7 +17,7 @@ namespace {
 
 // Owns a gnutls_datum_t filled by a gnutls_*_export2 call; wipes it because it may hold a key.
 struct GnutlsDatum {
-    gnutls_datum_t d {nullptr, 0};
+    gnutls_datum_t d{nullptr, 0};
     GnutlsDatum() = default;
     GnutlsDatum(const GnutlsDatum&) = delete;
     GnutlsDatum& operator=(const GnutlsDatum&) = delete;
@@ -30,7 +30,9 @@ struct GnutlsDatum {
     std::string str() const { return std::string(reinterpret_cast<const char*>(d.data), d.size); }
 };
 
-std::string gnutlsError(int err) { return gnutls_strerror(err); }
+std::string gnutlsError(int err) {
+    return gnutls_strerror(err);
+}
 
 Status certificatePem(gnutls_x509_crt_t crt, std::string& out) {
     GnutlsDatum pem;

@@ -10,9 +10,15 @@
 
 namespace dhtgate::tls {
 
-void X509Deleter::operator()(X509* x) const noexcept { X509_free(x); }
-void EvpPkeyDeleter::operator()(EVP_PKEY* k) const noexcept { EVP_PKEY_free(k); }
-void BioDeleter::operator()(BIO* b) const noexcept { BIO_free(b); }
+void X509Deleter::operator()(X509* x) const noexcept {
+    X509_free(x);
+}
+void EvpPkeyDeleter::operator()(EVP_PKEY* k) const noexcept {
+    EVP_PKEY_free(k);
+}
+void BioDeleter::operator()(BIO* b) const noexcept {
+    BIO_free(b);
+}
 
 X509Ptr shareX509(X509* x) noexcept {
     if (x)

@@ -194,7 +194,9 @@ Status prepareClientSession(SSL* ssl, const std::string& host, bool verifyHost) 
         if (bare.empty())
             return Status::fail(errc::invalid_url, "empty host name");
         const bool ip = isIpLiteral(bare);
-        if (!ip && SSL_set_tlsext_host_name(ssl, bare.c_str()) != 1)
+        // SSL_set_tlsext_host_name is a macro with a C cast; this is its expansion.
+        if (!ip && SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                            const_cast<char*>(bare.c_str())) != 1)
             return openSslFailure(errc::invalid_config, "cannot set SNI to " + bare);
         if (!verifyHost)
             return Status::ok();

@@ -25,7 +25,7 @@ struct ServerTlsOptions {
     /// Request a client certificate, verified against these anchors (each certificate and its
     /// issuers). Empty (the default, like the reference): no client certificate is requested.
     std::vector<std::shared_ptr<dht::crypto::Certificate>> clientCas;
-    bool requireClientCertificate {false}; ///< with clientCas: refuse clients without a certificate
+    bool requireClientCertificate{false}; ///< with clientCas: refuse clients without a certificate
 };
 
 /// TLS 1.2 minimum, no renegotiation, no compression, forward-secret AEAD ciphers for TLS 1.2,
@@ -42,7 +42,7 @@ struct ClientTlsOptions {
     /// May be combined with `trusted`.
     std::string trustedFile;
     /// Skip every server-certificate check. Never the default: only for explicit user opt-in.
-    bool insecureSkipVerify {false};
+    bool insecureSkipVerify{false};
     /// Presented to servers that ask for a client certificate. Empty: none.
     dht::crypto::Identity clientIdentity;
 };
