@@ -1,6 +1,7 @@
 #include "tls/tls_context.h"
 
 #include "support/test_identities.h"
+#include "tls/identity_bridge.h"
 
 #include <asio/connect.hpp>
 #include <asio/io_context.hpp>
@@ -133,6 +134,7 @@ class TlsContextTest : public CppUnit::TestFixture {
     CPPUNIT_TEST(testSelfSignedCaIdentity);
     CPPUNIT_TEST(testTrustedFile);
     CPPUNIT_TEST(testCaRootFileEnvironment);
+    CPPUNIT_TEST(testPemOptions);
     CPPUNIT_TEST(testBadOptions);
     CPPUNIT_TEST_SUITE_END();
 
@@ -332,6 +334,43 @@ public:
         st = dhtgate::tls::makeClientContext(ClientTlsOptions{}, c);
         ::unsetenv("CA_ROOT_FILE");
         CPPUNIT_ASSERT(st.code == dhtgate::errc::invalid_config);
+    }
+
+    void testPemOptions() {
+        // The same trust and client identity given as PEM text (what a std-types-only public
+        // client header can carry).
+        ServerTlsOptions so;
+        so.clientCas = {ca_.second};
+        so.requireClientCertificate = true;
+        auto s = serverContext(server_, so);
+        dhtgate::tls::OpenSslIdentity client;
+        CPPUNIT_ASSERT(dhtgate::tls::exportIdentity(dhtgate::test::makeLeaf(ca_, localhostSpec("pem-client")), client));
+        ClientTlsOptions o;
+        o.trustedPem = ca_.second->toString();
+        o.clientCertificatePem = client.chainPem;
+        o.clientKeyPem = client.keyPem;
+        auto c = clientContext(o);
+        auto r = handshake(s, c, "localhost");
+        CPPUNIT_ASSERT_MESSAGE(r.client.message() + " " + r.clientReason, !r.client);
+        CPPUNIT_ASSERT_MESSAGE(r.server.message(), !r.server);
+        CPPUNIT_ASSERT_EQUAL(std::string("pem-client"), r.clientCertSeenByServer);
+
+        std::optional<asio::ssl::context> ctx;
+        ClientTlsOptions garbage;
+        garbage.trustedPem = "not a certificate";
+        CPPUNIT_ASSERT(dhtgate::tls::makeClientContext(garbage, ctx).code == dhtgate::errc::invalid_config);
+        ClientTlsOptions mismatched;
+        dhtgate::tls::OpenSslIdentity other;
+        CPPUNIT_ASSERT(dhtgate::tls::exportIdentity(dhtgate::test::makeCa("other"), other));
+        mismatched.clientCertificatePem = client.chainPem;
+        mismatched.clientKeyPem = other.keyPem;
+        auto st = dhtgate::tls::makeClientContext(mismatched, ctx);
+        CPPUNIT_ASSERT(st.code == dhtgate::errc::invalid_identity);
+        CPPUNIT_ASSERT_MESSAGE(st.message, st.message.find("does not match") != std::string::npos);
+        ClientTlsOptions keyOnly;
+        keyOnly.clientKeyPem = client.keyPem;
+        CPPUNIT_ASSERT(dhtgate::tls::makeClientContext(keyOnly, ctx).code == dhtgate::errc::invalid_identity);
+        CPPUNIT_ASSERT(!ctx);
     }
 
     void testBadOptions() {

@@ -72,6 +72,19 @@ Status parsePemCertificates(const std::string& pem, std::vector<X509Ptr>& out) {
     return Status::ok();
 }
 
+Status parsePemPrivateKey(const std::string& pem, EvpPkeyPtr& out) {
+    ERR_clear_error();
+    if (pem.size() > INT_MAX)
+        return Status::fail(errc::invalid_identity, "private key too large");
+    BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+    // An empty passphrase: an unencrypted key never asks for one, an encrypted one fails.
+    EvpPkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, const_cast<char*>("")) : nullptr);
+    if (!key)
+        return Status::fail(errc::invalid_identity, "cannot read the private key: " + takeOpenSslErrors());
+    out = std::move(key);
+    return Status::ok();
+}
+
 Status toPem(X509* cert, std::string& out) {
     BioPtr bio(BIO_new(BIO_s_mem()));
     if (!bio || !PEM_write_bio_X509(bio.get(), cert))
