@@ -11,8 +11,8 @@
 #
 #   build-aux/gen-sources.sh [SRCDIR [OUTPUT]]     (defaults: the directory above this script, stdout)
 #
-# autogen.sh runs it before autoreconf; Makefile.am runs it on every `make` and replaces sources.am only
-# when the list changed (automake then reruns by itself).
+# autogen.sh runs it before autoreconf; Makefile.am runs it on every `make`. OUTPUT is replaced only
+# when the list changed (then make reruns automake and config.status by itself).
 set -eu
 srcdir=${1:-$(dirname "$0")/..}
 out=${2:--}
@@ -65,7 +65,15 @@ generate() {
 
 if [ "$out" = - ]; then
     generate
-else
-    generate >"$out.tmp.$$"
-    mv -f "$out.tmp.$$" "$out"
+    exit 0
+fi
+# Replace OUTPUT only when the list changed: its date decides whether automake reruns, and a read-only
+# source tree (make distcheck) must stay untouched when nothing was added.
+tmp=$(mktemp "${TMPDIR:-/tmp}/sources.am.XXXXXX")
+trap 'rm -f "$tmp"' EXIT
+generate >"$tmp"
+if ! cmp -s "$tmp" "$out"; then
+    cp "$tmp" "$out.new.$$"
+    mv -f "$out.new.$$" "$out"
+    echo "gen-sources.sh: $out updated (the list of source files changed)"
 fi

@@ -35,8 +35,13 @@ done
 
 step() { echo "== ci-autotools: $* ($(date -u +%H:%M:%S))"; }
 
-step "autogen"
-./autogen.sh >/dev/null
+# autoreconf only when its inputs changed (it makes every existing build tree reconfigure); the source
+# lists are refreshed by make itself.
+if [ ! -x configure ] || [ ! -f sources.am ] ||
+   [ -n "$(find configure.ac Makefile.am m4/dhtgate_*.m4 CMakeLists.txt -newer configure 2>/dev/null)" ]; then
+    step "autogen"
+    ./autogen.sh >/dev/null
+fi
 mkdir -p "$BUILD_DIR"
 cd "$BUILD_DIR"
 step "configure ${configure_args[*]} ${CONFIGURE_ARGS:-}"

@@ -11,8 +11,12 @@ $SUDO apt-get install -y -qq --no-install-recommends \
     libmsgpack-cxx-dev libboost-dev libcppunit-dev libssl-dev libgnutls28-dev \
     libjsoncpp-dev libargon2-dev nettle-dev \
     dhtnode ca-certificates >/dev/null
-# Developer checks: tools/check-format.sh (CI reports formatting). Not needed to build; the docker build
-# stage skips it with DHTGATE_DEPS_NO_DEVTOOLS=1.
+
+# --- Benchmark suite (tools/bench/run.sh): load generators and the chart -------------------------
+$SUDO apt-get install -y -qq --no-install-recommends wrk apache2-utils gnuplot-nox python3 >/dev/null
+
+# --- Developer checks: tools/check-format.sh (CI reports formatting) -----------------------------
+# Not needed to build; the docker build stage skips it with DHTGATE_DEPS_NO_DEVTOOLS=1.
 if [ "${DHTGATE_DEPS_NO_DEVTOOLS:-0}" != 1 ]; then
     $SUDO apt-get install -y -qq --no-install-recommends clang-format >/dev/null
 fi
