@@ -57,6 +57,7 @@ class Runner:
         self.raw = open(os.path.join(self.out, "raw.jsonl"), "w")
         self.peer_port = None
         self.started = time.monotonic()
+        self.loadavg_start = loadavg()
 
     def record(self, server, rnd, workload, res, keys):
         self.raw.write(json.dumps(dict(server=server.name, round=rnd, workload=workload, result=res)) + "\n")
@@ -166,6 +167,14 @@ class Runner:
             server.stop()
 
 
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "?"
+
+
 def _cpu_keys(r):
     return dict(rps=r.get("rps"), cpu_us=r.get("cpu_us"), cpu_s_per_100k=r.get("cpu_s_per_100k"),
                 errors=r.get("errors"), rss_mb=(r["rss_kb"] / 1024) if r.get("rss_kb") else None)
@@ -182,7 +191,7 @@ def main():
     finally:
         srv.stop_all()
         runner.raw.close()
-    meta = dict(rounds=runner.rounds, quick=args.quick, seconds=round(time.monotonic() - runner.started),
+    meta = dict(loadavg_start=runner.loadavg_start, loadavg_end=loadavg(), rounds=runner.rounds, quick=args.quick, seconds=round(time.monotonic() - runner.started),
                 servers=runner.servers, profile=runner.profile)
     with open(os.path.join(runner.out, "results.json"), "w") as f:
         json.dump(dict(meta=meta, results=runner.results), f, indent=1, sort_keys=True)
