@@ -36,7 +36,10 @@ for _ in $(seq 1 300); do
 done
 key=$(python3 -c 'import os; print(os.urandom(20).hex())')
 if [ "$load" = w4 ]; then
-    for i in $(seq 1 10); do curl -s -XPOST -d "{\"data\":\"dmFsdWUxMjM0NTY3$i\",\"id\":\"$((1000 + i))\",\"type\":0}" "$url/key/$key" >/dev/null; done
+    for i in $(seq 10 19); do   # 10 valid values (standard base64 of "value-NN")
+        curl -s -XPOST -d "{\"data\":\"$(printf 'value-%02d' "$i" | base64)\",\"id\":\"$((1000 + i))\",\"type\":0}" "$url/key/$key" >/dev/null
+    done
+    echo "values stored: $(curl -s "$url/key/$key" | grep -c '^{')"
 fi
 callgrind_control -z "$vpid" >/dev/null 2>&1   # zero the start-up costs
 case "$load" in
