@@ -86,6 +86,7 @@ class CodecValueTest : public CppUnit::TestFixture {
     CPPUNIT_TEST(testSpecExamples);
     CPPUNIT_TEST(testSignedJson);
     CPPUNIT_TEST(testSignedRoundTrip);
+    CPPUNIT_TEST(testOwnerPemCache);
     CPPUNIT_TEST(testEncryptedRoundTrip);
     CPPUNIT_TEST(testTamperedSignature);
     CPPUNIT_TEST(testPutErrors);
@@ -167,6 +168,37 @@ public:
         }
     }
 
+    void testOwnerPemCache()
+    {
+        // More owners than the encoder caches, encoded in several orders, and owners freed and
+        // replaced (their addresses get reused): each value must show its own key.
+        auto ownerIn = [](const std::string& json) {
+            auto start = json.find("\"owner\":\"") + 9;
+            return json.substr(start, json.find('"', start) - start);
+        };
+        auto expectedPem = [](const dht::crypto::PublicKey& key) {
+            auto pem = key.toString();
+            while (!pem.empty() && pem.back() == '\0')
+                pem.pop_back();
+            std::string quoted;
+            for (char c : pem)
+                quoted += (c == '\n') ? std::string("\\n") : std::string(1, c);
+            return quoted;
+        };
+        for (int round = 0; round < 3; ++round) {
+            std::vector<dht::Value> values;
+            for (int i = 0; i < 20; ++i) {
+                auto& v = values.emplace_back(plainValue("owned", static_cast<dht::Value::Id>(i + 1)));
+                v.owner = std::make_shared<dht::crypto::PublicKey>(dht::crypto::PrivateKey::generateEC().getPublicKey().toString());
+            }
+            for (int pass = 0; pass < 2; ++pass)
+                for (int i = 0; i < 20; ++i) {
+                    const auto& v = values[pass ? 19 - i : (i * 7) % 20];
+                    CPPUNIT_ASSERT_EQUAL(expectedPem(*v.owner), ownerIn(codec::valueJson(v)));
+                }
+        }
+    }
+
     void testEncryptedRoundTrip()
     {
         auto clear = plainValue("secret", 0);
@@ -198,6 +230,30 @@ public:
     {
         auto v = signedValue();
         auto good = codec::valueJson(*v);
+        // Accepted twice (the second time from the verification cache), then every tampered
+        // variant must still be rejected although a valid twin was just verified.
+        CPPUNIT_ASSERT_EQUAL(200, putStatus(good));
+        CPPUNIT_ASSERT_EQUAL(200, putStatus(good));
+        auto tampered = [&](std::string_view from, std::string_view to) {
+            auto body = good;
+            auto pos = body.find(from);
+            CPPUNIT_ASSERT(pos != std::string::npos);
+            body.replace(pos, from.size(), to);
+            return putStatus(body);
+        };
+        CPPUNIT_ASSERT_EQUAL(400, tampered("\"type\":0", "\"type\":1"));
+        CPPUNIT_ASSERT_EQUAL(400, tampered("\"utype\":\"text/plain\"", "\"utype\":\"text/plaim\""));
+        CPPUNIT_ASSERT_EQUAL(400, tampered("\"type\":0", "\"to\":\"" + std::string(40, '1') + "\",\"type\":0"));
+        auto otherOwner = [] {
+            auto w = plainValue("x", 1);
+            w.sign(test::rsaKey(1));
+            auto j = codec::valueJson(w);
+            auto start = j.find("\"owner\":\"") + 9;
+            return j.substr(start, j.find('"', start) - start);
+        }();
+        auto ownStart = good.find("\"owner\":\"") + 9;
+        CPPUNIT_ASSERT_EQUAL(400, tampered(good.substr(ownStart, good.find('"', ownStart) - ownStart), otherOwner));
+        CPPUNIT_ASSERT_EQUAL(200, putStatus(good));
         // Tamper with the data: the signature no longer matches.
         auto badData = good;
         badData.replace(badData.find("c2lnbmVkIHZhbHVl"), 16, "c2lnbmVkIHZhbHVm");
@@ -408,6 +464,15 @@ public:
                 }
             }
             ParseError err;
+            // The other entry points must cope with the same garbage.
+            if (!codec::parsePushRequest(body, err))
+                CPPUNIT_ASSERT_EQUAL(400, err.status);
+            bool expiredLine;
+            if (!codec::parseValueLine(body, expiredLine, err))
+                CPPUNIT_ASSERT_EQUAL(400, err.status);
+            dht::InfoHash key;
+            std::string reason;
+            CPPUNIT_ASSERT(codec::parseKey(body, key, reason) || !reason.empty());
             auto req = codec::parsePut(body, 64 * 1024, err);
             if (req) {
                 CPPUNIT_ASSERT(req->value);

@@ -56,13 +56,56 @@ void appendBase64Member(std::string& out, std::string_view name, const dht::Blob
     out.push_back('"');
 }
 
-// The PEM text of `key`, without the C string terminator the 2.x reference keeps in it.
-std::string ownerPem(const dht::crypto::PublicKey& key)
+using OwnerPtr = decltype(dht::Value::owner);
+
+// The PEM text of `key` as a JSON string literal, without the C string terminator the 2.x
+// reference keeps at its end.
+std::string exportPemJson(const dht::crypto::PublicKey& key)
 {
     std::string pem = key.toString();
     while (!pem.empty() && pem.back() == '\0')
         pem.pop_back();
-    return pem;
+    std::string quoted;
+    quoted.reserve(pem.size() + 64);
+    json::appendJsonString(quoted, pem);
+    return quoted;
+}
+
+// Exporting a key to PEM through GnuTLS costs ~10 us, 20x the rest of the encoding, and the same
+// few owners are encoded over and over (every listener of a key, every get). So each thread keeps
+// the quoted PEM of its last few owners. An entry is keyed by the key object's address and only trusted
+// while its weak_ptr is alive: a live weak_ptr means the object at that address is still the
+// same key, so an address reused by a new key is never mistaken for the old one.
+class PemCache {
+public:
+    const std::string& get(const OwnerPtr& key)
+    {
+        for (auto& e : entries_)
+            if (e.raw == key.get() && !e.weak.expired())
+                return e.pemJson;
+        Entry& e = entries_[next_];
+        next_ = (next_ + 1) % kSize;
+        e.raw = key.get();
+        e.weak = key;
+        e.pemJson = exportPemJson(*key);
+        return e.pemJson;
+    }
+
+private:
+    static constexpr std::size_t kSize = 16;
+    struct Entry {
+        const void* raw {nullptr};
+        std::weak_ptr<OwnerPtr::element_type> weak;
+        std::string pemJson;
+    };
+    Entry entries_[kSize];
+    std::size_t next_ {0};
+};
+
+const std::string& ownerPemJson(const OwnerPtr& key)
+{
+    thread_local PemCache cache;
+    return cache.get(key);
 }
 
 } // namespace
@@ -89,12 +132,11 @@ void appendValueJson(std::string& out, const dht::Value& v, bool expired)
 
     const bool hasOwner = v.owner && *v.owner;
     const bool isSigned = v.isSigned();
-    std::string pem;
-    if (hasOwner)
-        pem = ownerPem(*v.owner);
+    static const std::string noPem;
+    const std::string& pemJson = hasOwner ? ownerPemJson(v.owner) : noPem;
 
     out.reserve(out.size() + 96 + base64::encodedSize(v.data.size()) + quotedSize(v.user_type.size())
-                + (hasOwner ? pem.size() + 64 : 0) + (isSigned ? base64::encodedSize(v.signature.size()) : 0));
+                + (hasOwner ? pemJson.size() + 32 : 0) + (isSigned ? base64::encodedSize(v.signature.size()) : 0));
 
     appendBase64Member(out, "{\"data\":", v.data);
     if (expired)
@@ -104,7 +146,7 @@ void appendValueJson(std::string& out, const dht::Value& v, bool expired)
     out.push_back('"');
     if (hasOwner) {
         out.append(",\"owner\":");
-        json::appendJsonString(out, pem);
+        out.append(pemJson);
     }
     if (v.priority) {
         out.append(",\"prio\":");
