@@ -2,7 +2,7 @@
 """dhtgate benchmark driver (issue 3). Normally started by tools/bench/run.sh, which builds the
 binaries and enters a private network namespace first.
 
-Starts every server on loopback (a DHT peer node, the reference `dhtnode --proxyserver`, the pivot
+Starts every server on loopback (each DHT server with its own fresh DHT peer node, the reference `dhtnode --proxyserver`, the pivot
 server, dhtgate in its configurations, any --extra-url), then runs interleaved rounds
 (A B C A B C ...) of W1-W7, measuring server CPU from /proc, and writes results.md, results.json,
 raw.jsonl and chart.png into the output folder."""
@@ -55,8 +55,8 @@ class Runner:
         self.results = {}  # server name -> metric -> [values per round]
         self.servers = {}  # server name -> note
         self.raw = open(os.path.join(self.out, "raw.jsonl"), "w")
-        self.peer_port = None
         self.started = time.monotonic()
+        self.loadavg_start = loadavg()
 
     def record(self, server, rnd, workload, res, keys):
         self.raw.write(json.dumps(dict(server=server.name, round=rnd, workload=workload, result=res)) + "\n")
@@ -71,7 +71,7 @@ class Runner:
 
     def plans(self):
         """(name, start function, which workloads) in the fixed A B C order of every round."""
-        plans = [("reference", lambda tag: srv.start_reference(self.logs, self.peer_port, tag), "full"),
+        plans = [("reference", self._with_peer(lambda tag, port: srv.start_reference(self.logs, port, tag)), "full"),
                  ("pivot", lambda tag: srv.start_pivot(self.pivot_bin, self.logs, tag), "root")]
         if os.path.exists(self.dhtgate_bin):
             for cfg in PRIMARY:
@@ -84,7 +84,16 @@ class Runner:
         return plans
 
     def _dhtgate(self, cfg):
-        return lambda tag: srv.start_dhtgate(self.dhtgate_bin, self.logs, self.peer_port, cfg, tag)
+        return self._with_peer(lambda tag, port: srv.start_dhtgate(self.dhtgate_bin, self.logs, port, cfg, tag))
+
+    def _with_peer(self, start_fn):
+        """Starts a fresh DHT peer, then the server bootstrapping from it; stop() stops both."""
+        def start(tag):
+            peer, port = srv.start_peer(self.logs, tag)
+            server = start_fn(tag, port)
+            server.peer = peer
+            return server
+        return start
 
     def start(self, start_fn, tag):
         server = start_fn(tag)
@@ -96,8 +105,6 @@ class Runner:
         return server
 
     def run(self):
-        peer, self.peer_port = srv.start_peer(self.logs)
-        time.sleep(0.5)  # let the peer bind its UDP port before the first bootstrap
         for rnd in range(self.rounds):
             print(f"round {rnd + 1}/{self.rounds}", flush=True)
             for name, start_fn, which in self.plans():
@@ -112,7 +119,6 @@ class Runner:
                     server.stop()
                 if which == "full" and server.listens and rnd < self.profile["listen_rounds"]:
                     self.idle_block(start_fn, rnd)
-        peer.terminate()
 
     def block(self, server, rnd, which):
         p = self.profile
@@ -166,6 +172,14 @@ class Runner:
             server.stop()
 
 
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "?"
+
+
 def _cpu_keys(r):
     return dict(rps=r.get("rps"), cpu_us=r.get("cpu_us"), cpu_s_per_100k=r.get("cpu_s_per_100k"),
                 errors=r.get("errors"), rss_mb=(r["rss_kb"] / 1024) if r.get("rss_kb") else None)
@@ -182,7 +196,7 @@ def main():
     finally:
         srv.stop_all()
         runner.raw.close()
-    meta = dict(rounds=runner.rounds, quick=args.quick, seconds=round(time.monotonic() - runner.started),
+    meta = dict(loadavg_start=runner.loadavg_start, loadavg_end=loadavg(), rounds=runner.rounds, quick=args.quick, seconds=round(time.monotonic() - runner.started),
                 servers=runner.servers, profile=runner.profile)
     with open(os.path.join(runner.out, "results.json"), "w") as f:
         json.dump(dict(meta=meta, results=runner.results), f, indent=1, sort_keys=True)

@@ -184,6 +184,7 @@ set ylabel "server CPU us / request (log)"
 set title "dhtgate benchmark: server CPU per request (lower is better)"
 plot {plots.replace('IDX', '0')}
 set ylabel "requests / s (log)"
+set yrange [10:*]
 set title "requests per second (higher is better; the load generator shares the 2 cores)"
 plot {plots.replace('IDX', '1')}
 unset multiplot
@@ -204,7 +205,9 @@ def write(out, results, meta):
     md = [f"# dhtgate benchmark results\n",
           f"{meta['rounds']} interleaved round(s){' (quick)' if meta['quick'] else ''}, {meta['seconds']} s. "
           f"Cells: median (min..max) over rounds; **×r** = ratio to the reference's median in this run.\n",
-          f"Machine: {machine()}\n", "Servers:\n", notes + "\n",
+          f"Machine: {machine()}\n",
+          f"Load average (1/5/15 min) at start: {meta.get('loadavg_start', '?')}, at end: {meta.get('loadavg_end', '?')} "
+          "(other processes on the machine inflate every figure; ratios within the run are the robust part).\n", "Servers:\n", notes + "\n",
           "## Headline: server CPU per request and requests per second (medians, ×ratio to the reference)\n",
           headline_table(results, servers),
           "\n## Server CPU time per request (µs), from /proc/PID/stat utime+stime\n",

@@ -102,6 +102,8 @@ class Server:
     def stop(self):
         if self.proc:
             _stop(self.proc)
+        if getattr(self, "peer", None):
+            _stop(self.peer)
 
 
 def _die_with_parent():
@@ -142,11 +144,30 @@ def stop_all():
             pass
 
 
-def start_peer(logdir):
-    """A plain DHT node the servers bootstrap from, so puts have somewhere to go (a lone
-    reference node answers puts with 502)."""
+def udp_bound(port):
+    """True once some socket is bound to this UDP port (from /proc/net/udp and udp6)."""
+    hexport = f"{port:04X}"
+    for path in ("/proc/net/udp", "/proc/net/udp6"):
+        try:
+            with open(path) as f:
+                next(f, None)  # header
+                if any(line.split()[1].rsplit(":", 1)[1] == hexport for line in f if len(line.split()) > 1):
+                    return True
+        except OSError:
+            pass
+    return False
+
+
+def start_peer(logdir, tag):
+    """A plain DHT node the server bootstraps from, so puts have somewhere to go (a lone
+    reference node answers puts with 502). One fresh peer per server start: a long-lived peer
+    would remember the dead servers of earlier rounds and hand them out as closest nodes, so
+    every get and put would wait for their timeouts."""
     port = free_port(socket.SOCK_DGRAM)
-    proc = _spawn(["dhtnode", "-s", "-p", str(port)], os.path.join(logdir, "peer.log"))
+    proc = _spawn(["dhtnode", "-s", "-p", str(port)], os.path.join(logdir, f"peer-{tag}.log"))
+    deadline = time.monotonic() + 5
+    while not udp_bound(port) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
     return proc, port
 
 

@@ -21,7 +21,7 @@ netns=1
 for a in "$@"; do
     case "$a" in
         --extra-url|--extra-url=*|--no-netns) netns=0 ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     esac
 done
 args=()
