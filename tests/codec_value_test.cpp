@@ -230,6 +230,30 @@ public:
     {
         auto v = signedValue();
         auto good = codec::valueJson(*v);
+        // Accepted twice (the second time from the verification cache), then every tampered
+        // variant must still be rejected although a valid twin was just verified.
+        CPPUNIT_ASSERT_EQUAL(200, putStatus(good));
+        CPPUNIT_ASSERT_EQUAL(200, putStatus(good));
+        auto tampered = [&](std::string_view from, std::string_view to) {
+            auto body = good;
+            auto pos = body.find(from);
+            CPPUNIT_ASSERT(pos != std::string::npos);
+            body.replace(pos, from.size(), to);
+            return putStatus(body);
+        };
+        CPPUNIT_ASSERT_EQUAL(400, tampered("\"type\":0", "\"type\":1"));
+        CPPUNIT_ASSERT_EQUAL(400, tampered("\"utype\":\"text/plain\"", "\"utype\":\"text/plaim\""));
+        CPPUNIT_ASSERT_EQUAL(400, tampered("\"type\":0", "\"to\":\"" + std::string(40, '1') + "\",\"type\":0"));
+        auto otherOwner = [] {
+            auto w = plainValue("x", 1);
+            w.sign(test::rsaKey(1));
+            auto j = codec::valueJson(w);
+            auto start = j.find("\"owner\":\"") + 9;
+            return j.substr(start, j.find('"', start) - start);
+        }();
+        auto ownStart = good.find("\"owner\":\"") + 9;
+        CPPUNIT_ASSERT_EQUAL(400, tampered(good.substr(ownStart, good.find('"', ownStart) - ownStart), otherOwner));
+        CPPUNIT_ASSERT_EQUAL(200, putStatus(good));
         // Tamper with the data: the signature no longer matches.
         auto badData = good;
         badData.replace(badData.find("c2lnbmVkIHZhbHVl"), 16, "c2lnbmVkIHZhbHVm");
@@ -440,6 +464,15 @@ public:
                 }
             }
             ParseError err;
+            // The other entry points must cope with the same garbage.
+            if (!codec::parsePushRequest(body, err))
+                CPPUNIT_ASSERT_EQUAL(400, err.status);
+            bool expiredLine;
+            if (!codec::parseValueLine(body, expiredLine, err))
+                CPPUNIT_ASSERT_EQUAL(400, err.status);
+            dht::InfoHash key;
+            std::string reason;
+            CPPUNIT_ASSERT(codec::parseKey(body, key, reason) || !reason.empty());
             auto req = codec::parsePut(body, 64 * 1024, err);
             if (req) {
                 CPPUNIT_ASSERT(req->value);

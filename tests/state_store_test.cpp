@@ -247,6 +247,29 @@ public:
         msgpack::sbuffer notMap;
         msgpack::packer<msgpack::sbuffer>(&notMap).pack(std::string("hello"));
 
+        // A reference-layout file whose value is not a value, and one with a foreign push type.
+        auto badPut = [](auto packValue, int type) {
+            msgpack::sbuffer b;
+            msgpack::packer<msgpack::sbuffer> p(&b);
+            p.pack_map(1);
+            p.pack("puts");
+            p.pack_map(1);
+            kKey.msgpack_pack(p);
+            p.pack_array(1);
+            p.pack_map(1);
+            p.pack(5);
+            p.pack_map(3);
+            p.pack("value");
+            packValue(p);
+            p.pack("exp");
+            p.pack(kNow + 100);
+            p.pack("t");
+            p.pack(type);
+            return std::string(b.data(), b.size());
+        };
+        std::string badValue = badPut([](auto& p) { p.pack("not a value"); }, 1);
+        std::string badType = badPut([](auto& p) { plainValue(5, "x")->msgpack_pack(p); }, 9);
+
         struct Case { const char* name; std::string bytes; const char* expect; };
         std::vector<Case> cases {
             {"truncated", goodBytes.substr(0, goodBytes.size() / 2), "truncated"},
@@ -255,6 +278,8 @@ public:
             {"empty", "", "empty"},
             {"not a map", std::string(notMap.data(), notMap.size()), "not a map"},
             {"trailing", goodBytes + "x", "unexpected bytes"},
+            {"bad value", badValue, "is not a valid DHT value"},
+            {"bad push type", badType, "unknown push type 9"},
         };
         std::string path = dir.file("state.bin");
         for (const auto& c : cases) {

@@ -56,6 +56,7 @@ class TlsIdentityStoreTest : public CppUnit::TestFixture {
     CPPUNIT_TEST(testUnreadable);
     CPPUNIT_TEST(testCorrupt);
     CPPUNIT_TEST(testMismatched);
+    CPPUNIT_TEST(testLoadOrCreate);
     CPPUNIT_TEST_SUITE_END();
 
     std::string dir_;
@@ -233,6 +234,32 @@ public:
         CPPUNIT_ASSERT(st.code == dhtgate::errc::invalid_identity);
         CPPUNIT_ASSERT_MESSAGE(st.message, contains(st.message, "does not match"));
         CPPUNIT_ASSERT(!out.first);
+    }
+
+    void testLoadOrCreate() {
+        const std::string prefix = dir_ + "/auto";
+        dht::crypto::Identity first, second, out;
+        bool created = true;
+        auto st = dhtgate::tls::loadOrCreateIdentity(prefix, "", false, ecOptions(), out, &created);
+        CPPUNIT_ASSERT(contains(st.message, "missing")); // no --identity-create: an error
+        CPPUNIT_ASSERT(!created);
+        CPPUNIT_ASSERT(!std::filesystem::exists(prefix + ".pem"));
+
+        st = dhtgate::tls::loadOrCreateIdentity(prefix, "", true, ecOptions(), first, &created);
+        CPPUNIT_ASSERT_MESSAGE(st.message, bool(st));
+        CPPUNIT_ASSERT(created);
+        CPPUNIT_ASSERT_EQUAL(0600u, mode(prefix + ".pem"));
+        st = dhtgate::tls::loadOrCreateIdentity(prefix, "", true, ecOptions(), second, &created);
+        CPPUNIT_ASSERT_MESSAGE(st.message, bool(st));
+        CPPUNIT_ASSERT(!created); // loaded, not regenerated
+        CPPUNIT_ASSERT(first.second->getId() == second.second->getId());
+
+        // Half an identity is an error, not a reason to generate a new one.
+        std::filesystem::remove(prefix + ".crt");
+        st = dhtgate::tls::loadOrCreateIdentity(prefix, "", true, ecOptions(), out, &created);
+        CPPUNIT_ASSERT(st.code == dhtgate::errc::invalid_identity);
+        CPPUNIT_ASSERT(contains(st.message, "auto.crt"));
+        CPPUNIT_ASSERT(!created);
     }
 };
 CPPUNIT_TEST_SUITE_REGISTRATION(TlsIdentityStoreTest);

@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo} >/dev/null
-cmake --build "$BUILD_DIR" -j "$(nproc)" --target dhtgate
+cmake --build "$BUILD_DIR" -j "$(nproc)" --target dhtgate_daemon
 exec "$BUILD_DIR/dhtgate" "$@"

@@ -56,6 +56,13 @@ struct Response {
 
 using Callback = std::function<void(std::error_code, Response)>;
 
+/// Category of HTTP status errors: the error value is the status ("HTTP status 404 Not Found").
+/// The client never reports these itself; layers above (ProxyClient) use them.
+const std::error_category& statusCategory();
+inline std::error_code statusError(unsigned status) {
+    return {static_cast<int>(status), statusCategory()};
+}
+
 struct Request {
     std::string method{"GET"}; ///< any token: GET, POST, SUBSCRIBE, UNSUBSCRIBE, ...
     std::string url;           ///< http://host[:port]/path?query, https://..., [v6]:port

@@ -5,6 +5,7 @@
 
 #include <asio/executor_work_guard.hpp>
 #include <asio/post.hpp>
+#include <http_parser.h>
 
 #include <strings.h>
 #include <thread>
@@ -42,6 +43,22 @@ void ClientImpl::shutdown() {
 }
 
 } // namespace detail
+
+namespace {
+class StatusCategory final : public std::error_category {
+public:
+    const char* name() const noexcept override { return "http-status"; }
+    std::string message(int status) const override {
+        const char* reason = http_status_str(static_cast<http_status>(status));
+        return "HTTP status " + std::to_string(status) + (reason && *reason != '<' ? std::string(" ") + reason : "");
+    }
+};
+} // namespace
+
+const std::error_category& statusCategory() {
+    static const StatusCategory instance;
+    return instance;
+}
 
 const std::string* Response::header(std::string_view name) const {
     for (const auto& h : headers)

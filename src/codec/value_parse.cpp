@@ -5,8 +5,7 @@
 #include "codec/base64.h"
 #include "codec/hex.h"
 #include "codec/json.h"
-
-#include <opendht/crypto.h>
+#include "codec/owner_cache.h"
 
 #include <limits>
 
@@ -101,15 +100,9 @@ bool readOwner(const json::Value& obj, dht::Value& v, ParseError& err)
         text.remove_suffix(1);
     if (text.empty())
         return fail(err, 400, "Invalid owner: empty");
-    try {
-        auto key = std::make_shared<dht::crypto::PublicKey>(
-            reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
-        if (!*key)
-            return fail(err, 400, "Invalid owner: not a public key");
-        v.owner = std::move(key);
-    } catch (const std::exception&) {
+    v.owner = detail::importOwner(text);
+    if (!v.owner)
         return fail(err, 400, "Invalid owner: not a public key");
-    }
     return true;
 }
 
@@ -181,7 +174,7 @@ std::optional<PutRequest> parsePut(std::string_view body, std::size_t max_value_
         return std::nullopt;
     }
     // Encrypted values are relayed untouched; their signature is inside the cypher.
-    if (!v.isEncrypted() && v.isSigned() && !v.checkSignature()) {
+    if (!v.isEncrypted() && v.isSigned() && !detail::verifySignature(v)) {
         fail(err, 400, "Invalid signature");
         return std::nullopt;
     }

@@ -105,7 +105,11 @@ void decodePuts(const msgpack::object& puts, std::int64_t now, LoadResult& out) 
             const auto* v = findMember(p, "value");
             if (!v)
                 throw Corrupt(where + ": \"value\" is missing");
-            rec.value = std::make_shared<dht::Value>(*v);
+            try {
+                rec.value = std::make_shared<dht::Value>(*v);
+            } catch (const std::exception& e) { // msgpack::type_error, crypto errors on a bad owner key
+                throw Corrupt(fmt::format("{}: \"value\" is not a valid DHT value ({})", where, e.what()));
+            }
             if (rec.value->id != id)
                 throw Corrupt(fmt::format("{}: value id {} does not match", where, rec.value->id));
             rec.expiry = requiredInt(p, "exp", where);

@@ -234,4 +234,19 @@ Status createIdentity(const IdentityFiles& files, const CreateIdentityOptions& o
     }
 }
 
+Status loadOrCreateIdentity(const std::string& prefix, const std::string& password, bool create,
+                            const CreateIdentityOptions& options, dht::crypto::Identity& out, bool* created) noexcept {
+    if (created)
+        *created = false;
+    const IdentityFiles files = identityFiles(prefix);
+    if (!create || exists(files.key) || exists(files.certificate))
+        return loadIdentity(files, password, out);
+    CreateIdentityOptions withPassword = options;
+    withPassword.password = password;
+    Status s = createIdentity(files, withPassword, out);
+    if (s && created)
+        *created = true;
+    return s;
+}
+
 } // namespace dhtgate::tls

@@ -56,4 +56,11 @@ inline Status createIdentity(const std::string& prefix, const CreateIdentityOpti
     return createIdentity(identityFiles(prefix), options, out);
 }
 
+/// What `--identity PATH [--identity-create]` needs: loads the identity at `prefix`; when neither
+/// file exists and `create` is true, creates it instead (`*created` tells which happened). If
+/// only one of the two files exists nothing is created: that is reported as the missing file.
+Status loadOrCreateIdentity(const std::string& prefix, const std::string& password, bool create,
+                            const CreateIdentityOptions& options, dht::crypto::Identity& out,
+                            bool* created = nullptr) noexcept;
+
 } // namespace dhtgate::tls

@@ -40,6 +40,7 @@ std::string takeOpenSslErrors() {
 
 Status parsePemCertificates(const std::string& pem, std::vector<X509Ptr>& out) {
     out.clear();
+    ERR_clear_error(); // the end-of-input check below reads the queue: start from an empty one
     if (pem.size() > INT_MAX)
         return Status::fail(errc::invalid_identity, "certificate text too large");
     BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));

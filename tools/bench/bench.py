@@ -34,6 +34,7 @@ def parse_args():
     p.add_argument("--extra-url", action="append", default=[], help="another server to measure (repeatable)")
     p.add_argument("--out", default=None, help="output folder (default results/<timestamp>)")
     p.add_argument("--build-dir", default="build-bench")
+    p.add_argument("--dhtgate", default=None, help="dhtgate daemon binary (default BUILD_DIR/dhtgate)")
     p.add_argument("--no-matrix", action="store_true", help="skip the 6 extra dhtgate configurations")
     return p.parse_args()
 
@@ -50,7 +51,7 @@ class Runner:
         bdir = args.build_dir
         self.pivot_bin = os.path.join(bdir, "tools", "bench", "pivot_server")
         self.load_bin = os.path.join(bdir, "tools", "bench", "listen_load")
-        self.dhtgate_bin = os.path.join(bdir, "dhtgate")
+        self.dhtgate_bin = args.dhtgate or os.path.join(bdir, "dhtgate")
         self.results = {}  # server name -> metric -> [values per round]
         self.servers = {}  # server name -> note
         self.raw = open(os.path.join(self.out, "raw.jsonl"), "w")
@@ -100,6 +101,8 @@ class Runner:
         for rnd in range(self.rounds):
             print(f"round {rnd + 1}/{self.rounds}", flush=True)
             for name, start_fn, which in self.plans():
+                if which == "matrix" and rnd >= self.profile["matrix_rounds"]:
+                    continue
                 server = self.start(start_fn, f"r{rnd}")
                 if server is None:
                     continue
@@ -107,7 +110,7 @@ class Runner:
                     self.block(server, rnd, which)
                 finally:
                     server.stop()
-                if which == "full" and server.listens:
+                if which == "full" and server.listens and rnd < self.profile["listen_rounds"]:
                     self.idle_block(start_fn, rnd)
         peer.terminate()
 
@@ -132,6 +135,8 @@ class Runner:
             keys.update(ok200=ok200, ok_rps=ok200 / r["seconds"] if r.get("seconds") else None,
                         p99_ms=r.get("latency_ms", {}).get("p99"))
             self.record(server, rnd, tag, r, keys)
+        if rnd >= p["listen_rounds"]:
+            return
         for n in p["w6"]:
             r = wl.w6_fanout(self.load_bin, server, n)
             lat = r.get("latency_ms", {})

@@ -174,18 +174,17 @@ def start_pivot(binary, logdir, tag):
                   note="pure asio, one thread, same bytes as the reference's GET /")
 
 
-def dhtgate_bootstrap_option(binary):
-    """The daemon's option naming a bootstrap node, read from its --help (the contract does not
-    fix it); None if it has none."""
+def dhtgate_help_options(binary):
+    """From the daemon's --help (the contract does not fix these): the option naming a bootstrap
+    node (or None), and the options that turn informational logging off (or [])."""
     try:
         out = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=5)
         text = out.stdout + out.stderr
     except (OSError, subprocess.TimeoutExpired):
-        return None
-    for opt in ("--bootstrap", "--dht-bootstrap", "--peer"):
-        if opt in text:
-            return opt
-    return None
+        return None, []
+    boot = next((o for o in ("--bootstrap", "--dht-bootstrap", "--peer") if o in text), None)
+    quiet = ["--log-level", "warn"] if "--log-level" in text else []
+    return boot, quiet
 
 
 def start_dhtgate(binary, logdir, peer_port, cfg, tag):
@@ -194,9 +193,11 @@ def start_dhtgate(binary, logdir, peer_port, cfg, tag):
     args = [binary, "--http-port", str(http_port), "--dht-port", "0",
             "--threads", str(cfg["threads"]), "--max-pipelined", str(cfg["pipelined"]),
             "--concurrent-accepts", str(cfg["accepts"])]
-    boot = dhtgate_bootstrap_option(binary)
+    boot, quiet = dhtgate_help_options(binary)
     if boot:
         args += [boot, f"127.0.0.1:{peer_port}"]
+    if quiet:
+        args += quiet  # the reference logs nothing without -v either
     name = dhtgate_name(cfg)
     proc = _spawn(args, os.path.join(logdir, f"{name}-{tag}.log"))
     return Server(name, "dhtgate", f"http://127.0.0.1:{http_port}", proc,

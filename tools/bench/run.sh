@@ -2,9 +2,10 @@
 # dhtgate benchmark suite (issue 3): one command from a fresh clone.
 #
 #   tools/bench/run.sh [--rounds N] [--quick] [--extra-url URL]... [--out DIR] [--no-matrix] [--no-netns]
+#                        [--dhtgate PATH]
 #
 # Builds what it needs (CMake Release in build-bench/: pivot_server, listen_load and, when
-# tools/dhtgate.cpp exists, the dhtgate daemon), then runs tools/bench/bench.py: every server on
+# tools/dhtgate.cpp exists, the dhtgate daemon, target dhtgate_daemon), then runs tools/bench/bench.py: every server on
 # 127.0.0.1 on free ports, interleaved rounds of W1-W7, results in results/<timestamp>/
 # (results.md, results.json, raw.jsonl, chart.png, logs/). Default: 3 rounds, under 10 minutes;
 # --quick: 1 smaller round, about 2 minutes.
@@ -42,7 +43,9 @@ if [ "${DHTGATE_BENCH_IN_NETNS:-0}" != 1 ]; then
         fi
     fi
     targets=(pivot_server listen_load)
-    [ -f tools/dhtgate.cpp ] && targets+=(dhtgate)
+    # tools/dhtgate.cpp builds as target dhtgate_daemon, binary build-bench/dhtgate (the library
+    # target is called dhtgate).
+    [ -f tools/dhtgate.cpp ] && targets+=(dhtgate_daemon)
     echo "building ${targets[*]} (Release, build-bench/)"
     cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DDHTGATE_TESTS=OFF >/dev/null
     cmake --build build-bench -j 2 --target "${targets[@]}" >/dev/null
