@@ -37,15 +37,23 @@ if ! command -v "$CLANG_FORMAT" >/dev/null; then
     [ "$warn_only" = yes ] && exit 0 || exit 2
 fi
 
+# Tracked C++ files; outside a git checkout (e.g. a source tarball), every C++ file of the source dirs.
+all_files() {
+    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        git ls-files -- '*.cpp' '*.h' '*.hpp'
+    else
+        find include src tests tools \( -name '*.cpp' -o -name '*.h' -o -name '*.hpp' \) -type f 2>/dev/null | sort
+    fi
+}
 is_cxx() { case $1 in *.cpp|*.h|*.hpp) return 0 ;; *) return 1 ;; esac; }
 case $mode in
 all)
-    mapfile -t files < <(git ls-files -- '*.cpp' '*.h' '*.hpp')
+    mapfile -t files < <(all_files)
     ;;
 changed)
     if ! mb=$(git merge-base HEAD "$base" 2>/dev/null); then
         echo "check-format.sh: no merge base with '$base'; checking every file" >&2
-        mapfile -t files < <(git ls-files -- '*.cpp' '*.h' '*.hpp')
+        mapfile -t files < <(all_files)
     else
         mapfile -t files < <({ git diff --name-only --diff-filter=d "$mb" -- '*.cpp' '*.h' '*.hpp';
                                git ls-files --others --exclude-standard -- '*.cpp' '*.h' '*.hpp'; } | sort -u)
