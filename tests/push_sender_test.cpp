@@ -91,6 +91,22 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::string("https://push.example/api/push"), gatewayPushUrl("https://push.example/"));
         CPPUNIT_ASSERT_EQUAL(std::string("http://gw:1/api/push"), gatewayPushUrl("http://gw:1/api/push"));
         CPPUNIT_ASSERT_EQUAL(std::string(), gatewayPushUrl(""));
+
+        ServerConfig config;
+        config.push_server = "8090";
+        config.bundle_id = "com.example";
+        config.push_none_platform = "drop";
+        config.push_max_in_flight = 3;
+        SenderOptions o;
+        std::string error;
+        CPPUNIT_ASSERT(senderOptionsFromConfig(config, {}, o, error));
+        CPPUNIT_ASSERT_EQUAL(std::string("8090"), o.gateway);
+        CPPUNIT_ASSERT_EQUAL(std::string("com.example"), o.gorush.bundle_id);
+        CPPUNIT_ASSERT(o.gorush.none_as == NoneFallback::drop);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(3), o.max_in_flight);
+        config.push_none_platform = "windows";
+        CPPUNIT_ASSERT(!senderOptionsFromConfig(config, {}, o, error));
+        CPPUNIT_ASSERT(error.find("windows") != std::string::npos);
     }
 
     void testDeliversOverOneReusedConnection() {

@@ -33,6 +33,19 @@ struct ServerConfig {
     std::chrono::seconds permanent_put_lifetime {std::chrono::hours(24)};
     std::chrono::seconds push_listener_lifetime {std::chrono::hours(24)};
     std::chrono::seconds push_expiry_margin {std::chrono::hours(2)};
+
+    // --- Push notifications (spec §7; docs/push.md) ---------------------------------------------
+    std::string push_server;               ///< gorush: "host:port", "port" or an http(s) URL; "" = UnifiedPush only
+    std::string bundle_id;                 ///< iOS topic when a subscription gives none
+    std::string push_none_platform {"ios"}; ///< empty/unknown platform is sent as: "ios", "android" or "drop"
+    bool push_android_legacy {false};      ///< 2.4.12 android form for old gorush versions
+    std::size_t push_max_in_flight {16};   ///< concurrent push requests
+    std::size_t push_max_queue {10000};    ///< pushes waiting beyond that are dropped (counted as failed)
+    unsigned push_max_attempts {4};        ///< tries per push, transient failures only
+
+    // --- Persistence (spec §8; docs/state.md) ---------------------------------------------------
+    std::string state_file;                ///< "" = nothing persisted
+    std::chrono::milliseconds state_save_window {std::chrono::seconds(1)}; ///< coalescing window
 };
 
 } // namespace dhtgate
