@@ -62,17 +62,32 @@ void ListenRegistry::onEvents(const dht::InfoHash& key, std::uint64_t generation
     if (it == keys_.end() || it->second.generation != generation)
         return; // a late event of a cancelled listen
     auto& kl = it->second;
+    ctx_.log().trace("[server] [listen] {} event: {} value(s){}", key.toString(), events.size(), expired ? " expired" : "");
     for (const auto& e : events) {
-        if (expired)
+        if (expired) {
             kl.current.erase(e.id);
-        else
-            kl.current[e.id] = e.line;
+        } else {
+            auto& current = kl.current[e.id];
+            if (current && *current == *e.line)
+                continue; // already sent (e.g. reported by notifyLocalPut first)
+            current = e.line;
+        }
         for (auto connId : kl.connections) {
             auto s = sessions_.find(connId);
             if (s != sessions_.end())
                 s->second.stream.send(e.line);
         }
     }
+}
+
+void ListenRegistry::notifyLocalPut(const dht::InfoHash& key, const dht::Value& value) {
+    auto it = keys_.find(key);
+    if (it == keys_.end())
+        return;
+    std::string line;
+    codec::appendValueJson(line, value);
+    line += '\n';
+    onEvents(key, it->second.generation, {Event {value.id, std::make_shared<const std::string>(std::move(line))}}, false);
 }
 
 void ListenRegistry::connectionClosed(std::uint64_t connId) {

@@ -43,6 +43,11 @@ public:
     /// The connection is gone: drop its stream, cancel the DHT listen if it was the last one.
     void connectionClosed(std::uint64_t connId);
 
+    /// A value this server stored on its node. libopendht 2.4 does not report a node's own puts
+    /// to its local listeners when the node has no peer, so the server reports them itself;
+    /// a later identical DHT event is not sent twice.
+    void notifyLocalPut(const dht::InfoHash& key, const dht::Value& value);
+
     std::size_t streamCount() const { return sessions_.size(); }
     std::size_t dhtListenCount() const { return keys_.size(); }
 

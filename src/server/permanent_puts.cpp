@@ -1,5 +1,6 @@
 #include "server/permanent_puts.h"
 
+#include "server/listen_registry.h"
 #include "server/server_context.h"
 
 #include <opendht/dhtrunner.h>
@@ -111,6 +112,8 @@ void PermanentPuts::onPutDone(const EntryKey& k, std::uint64_t generation, bool 
     }
     e.putPending = false;
     e.putOk = ok;
+    if (ok)
+        ctx_.listens().notifyLocalPut(k.first, *e.value);
     auto waiting = std::move(e.waiting);
     e.waiting.clear();
     for (const auto& req : waiting)

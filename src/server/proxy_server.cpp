@@ -11,6 +11,7 @@
 
 #include <opendht/dhtrunner.h>
 
+#include <algorithm>
 #include <atomic>
 #include <future>
 #include <thread>
@@ -82,6 +83,9 @@ std::unique_ptr<HttpServerBase> makeHttpServer(asio::io_context& io, const Serve
                                       .max_field_value_size(c.max_header_size)
                                       .max_field_count(c.max_header_count)
                                       .max_body_size(c.max_body_size))
+        // RESTinio checks connection timeouts on a periodic tick: keep it well below the timeouts.
+        .timer_manager(std::clamp<std::chrono::steady_clock::duration>(
+            std::min(c.read_timeout, c.write_timeout) / 4, std::chrono::milliseconds(20), std::chrono::seconds(1)))
         .socket_options_setter([](auto& options) { options.set_option(asio::ip::tcp::no_delay(true)); })
         .acceptor_post_bind_hook([&port](asio::ip::tcp::acceptor& a) { port = a.local_endpoint().port(); })
         .logger(log)

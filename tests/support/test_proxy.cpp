@@ -2,6 +2,7 @@
 
 #include "support/raw_http_client.h"
 
+#include <cstdlib>
 #include <stdexcept>
 
 namespace dhtgate::test {
@@ -16,8 +17,18 @@ ServerConfig TestProxy::testConfig() {
     return c;
 }
 
+namespace {
+/// DHTGATE_TEST_LOG=debug (or trace, info...) shows the server's log on stderr.
+Logger testLogger(Logger log) {
+    LogLevel level;
+    if (const char* env = std::getenv("DHTGATE_TEST_LOG"); env && parseLogLevel(env, level))
+        return Logger::toStderr(level);
+    return log;
+}
+} // namespace
+
 TestProxy::TestProxy(ServerConfig config, Logger log)
-    : server_(std::make_unique<ProxyServer>(node_.runner(), std::move(config), std::move(log))) {
+    : server_(std::make_unique<ProxyServer>(node_.runner(), std::move(config), testLogger(std::move(log)))) {
     if (auto ec = server_->start())
         throw std::runtime_error("proxy server failed to start: " + ec.message());
 }
