@@ -80,6 +80,8 @@ class PushSenderTest : public CppUnit::TestFixture {
     CPPUNIT_TEST(testClientErrorIsNotRetried);
     CPPUNIT_TEST(testUnifiedPushToEndpoint);
     CPPUNIT_TEST(testNoGatewayConfigured);
+    CPPUNIT_TEST(testQueueIsBounded);
+    CPPUNIT_TEST(testBadEndpointFailsWithoutRetry);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -89,6 +91,22 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::string("https://push.example/api/push"), gatewayPushUrl("https://push.example/"));
         CPPUNIT_ASSERT_EQUAL(std::string("http://gw:1/api/push"), gatewayPushUrl("http://gw:1/api/push"));
         CPPUNIT_ASSERT_EQUAL(std::string(), gatewayPushUrl(""));
+
+        ServerConfig config;
+        config.push_server = "8090";
+        config.bundle_id = "com.example";
+        config.push_none_platform = "drop";
+        config.push_max_in_flight = 3;
+        SenderOptions o;
+        std::string error;
+        CPPUNIT_ASSERT(senderOptionsFromConfig(config, {}, o, error));
+        CPPUNIT_ASSERT_EQUAL(std::string("8090"), o.gateway);
+        CPPUNIT_ASSERT_EQUAL(std::string("com.example"), o.gorush.bundle_id);
+        CPPUNIT_ASSERT(o.gorush.none_as == NoneFallback::drop);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(3), o.max_in_flight);
+        config.push_none_platform = "windows";
+        CPPUNIT_ASSERT(!senderOptionsFromConfig(config, {}, o, error));
+        CPPUNIT_ASSERT(error.find("windows") != std::string::npos);
     }
 
     void testDeliversOverOneReusedConnection() {
@@ -219,6 +237,45 @@ public:
         CPPUNIT_ASSERT(outcomes.waitFor(1));
         CPPUNIT_ASSERT(outcomes.list()[0].ec == errc::invalid_config);
         CPPUNIT_ASSERT_EQUAL(std::uint64_t(1), sender->stats().failed);
+        io.run([&] { sender.reset(); });
+    }
+
+    void testQueueIsBounded() {
+        test::HttpReceiver receiver;
+        test::IoThread io;
+        Outcomes outcomes;
+        auto options = fastOptions(receiver.url());
+        options.max_in_flight = 1;
+        options.max_queue = 2;
+        auto sender = io.run([&] { return PushSender::create(io.io(), options); });
+        io.run([&] {
+            for (int i = 0; i < 4; ++i)
+                sender->send(sampleData(i), "tok", Platform::android, "", outcomes.callback());
+        });
+        CPPUNIT_ASSERT(outcomes.waitFor(4));
+        std::size_t ok = 0, full = 0;
+        for (const auto& o : outcomes.list()) {
+            ok += !o.ec;
+            full += o.ec == std::errc::no_buffer_space;
+        }
+        CPPUNIT_ASSERT_EQUAL(std::size_t(2), ok);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(2), full);
+        CPPUNIT_ASSERT_EQUAL(std::size_t(2), receiver.requests().size());
+        CPPUNIT_ASSERT_EQUAL(std::uint64_t(2), sender->stats().sent);
+        CPPUNIT_ASSERT_EQUAL(std::uint64_t(2), sender->stats().failed);
+        io.run([&] { sender.reset(); });
+    }
+
+    // A UnifiedPush token that is not a URL cannot succeed later: one attempt, counted as failed.
+    void testBadEndpointFailsWithoutRetry() {
+        test::IoThread io;
+        Outcomes outcomes;
+        auto sender = io.run([&] { return PushSender::create(io.io(), fastOptions("")); });
+        io.run([&] { sender->send(sampleData(1), "not a url", Platform::unifiedpush, "", outcomes.callback()); });
+        CPPUNIT_ASSERT(outcomes.waitFor(1));
+        CPPUNIT_ASSERT(outcomes.list()[0].ec == errc::invalid_url);
+        CPPUNIT_ASSERT_EQUAL(std::uint64_t(1), sender->stats().failed);
+        CPPUNIT_ASSERT_EQUAL(std::uint64_t(0), sender->stats().retries);
         io.run([&] { sender.reset(); });
     }
 };

@@ -92,11 +92,11 @@ const std::vector<OptionSpec>& specs() {
          text(&ServerConfig::push_server)},
         {"bundle-id", "ID", "iOS topic of pushes whose subscription gives none (default none)",
          text(&ServerConfig::bundle_id, true)},
-        {"push-empty-platform", "P",
+        {"push-none-platform", "P",
          "how pushes for an empty/unknown platform are sent: ios (default, as the reference), android, or drop",
          [](Options& o, std::string_view v, std::string& e) {
              if (v == "ios" || v == "android" || v == "drop") {
-                 o.server.push_empty_platform = std::string(v);
+                 o.server.push_none_platform = std::string(v);
                  return true;
              }
              e = fmt::format("expected ios, android or drop, got '{}'", v);

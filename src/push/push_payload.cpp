@@ -119,6 +119,18 @@ void iosNotification(std::string& out, const Data& data, std::string_view token,
 
 } // namespace
 
+bool parseNoneFallback(std::string_view text, NoneFallback& out) {
+    if (text == "ios")
+        out = NoneFallback::ios;
+    else if (text == "android")
+        out = NoneFallback::android;
+    else if (text == "drop")
+        out = NoneFallback::drop;
+    else
+        return false;
+    return true;
+}
+
 Data valueNotification(const ValueEvent& event, bool with_ids) {
     Data d;
     d.kind = Data::Kind::value;

@@ -78,6 +78,9 @@ enum class NoneFallback {
     drop,    ///< send nothing
 };
 
+/// "ios", "android", "drop"; false (and `out` untouched) on anything else.
+bool parseNoneFallback(std::string_view text, NoneFallback& out);
+
 struct GorushOptions {
     std::string bundle_id;               ///< iOS topic when the subscription gave none
     NoneFallback none_as {NoneFallback::ios};

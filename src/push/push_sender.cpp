@@ -49,6 +49,23 @@ std::string gatewayPushUrl(const std::string& gateway) {
     return base + path;
 }
 
+bool senderOptionsFromConfig(const ServerConfig& config, const Logger& logger, SenderOptions& out, std::string& error) {
+    SenderOptions o;
+    if (!parseNoneFallback(config.push_none_platform, o.gorush.none_as)) {
+        error = "invalid push fallback platform '" + config.push_none_platform + "' (expected ios, android or drop)";
+        return false;
+    }
+    o.gateway = config.push_server;
+    o.gorush.bundle_id = config.bundle_id;
+    o.gorush.android_legacy = config.push_android_legacy;
+    o.max_in_flight = config.push_max_in_flight;
+    o.max_queue = config.push_max_queue;
+    o.max_attempts = config.push_max_attempts;
+    o.logger = logger;
+    out = std::move(o);
+    return true;
+}
+
 std::shared_ptr<PushSender> PushSender::create(asio::io_context& io, SenderOptions options) {
     return std::shared_ptr<PushSender>(new PushSender(io, std::move(options)));
 }

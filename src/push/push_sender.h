@@ -13,6 +13,7 @@
 // stats() may be read from any thread.
 #pragma once
 
+#include "dhtgate/config.h"
 #include "dhtgate/http_client.h"
 #include "dhtgate/logger.h"
 #include "push/push_payload.h"
@@ -54,6 +55,10 @@ struct SenderStats {
     std::uint64_t queued {0};  ///< waiting for a slot or a retry, now
     std::uint64_t in_flight {0}; ///< now
 };
+
+/// SenderOptions from the server configuration (push_* fields). Returns false with `error` set
+/// when push_none_platform is not one of "ios", "android", "drop".
+bool senderOptionsFromConfig(const ServerConfig& config, const Logger& logger, SenderOptions& out, std::string& error);
 
 /// Normalises a gateway setting into the gorush push URL (see SenderOptions::gateway); "" stays "".
 std::string gatewayPushUrl(const std::string& gateway);

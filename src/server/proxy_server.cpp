@@ -3,6 +3,7 @@
 #include "dhtgate/proxy_server.h"
 
 #include "dhtgate/error.h"
+#include "push/push_payload.h"
 #include "server/handlers.h"
 #include "server/listen_registry.h"
 #include "server/server_context.h"
@@ -125,6 +126,10 @@ public:
         const bool pool = !external && config_.threads > 1;
         if (pool && (!config_.push_server.empty() || !config_.state_file.empty())) {
             log_.error("[server] push notifications and the state file need a single io thread (threads = 1)");
+            return errc::invalid_config;
+        }
+        if (push::NoneFallback none; !push::parseNoneFallback(config_.push_none_platform, none)) {
+            log_.error("[server] invalid push_none_platform '{}' (expected ios, android or drop)", config_.push_none_platform);
             return errc::invalid_config;
         }
         if (external) {

@@ -6,35 +6,22 @@
 
 namespace dhtgate::server {
 
-bool parseNoneFallback(std::string_view text, push::NoneFallback& out) {
-    if (text == "ios" || text.empty())
-        out = push::NoneFallback::ios;
-    else if (text == "android")
-        out = push::NoneFallback::android;
-    else if (text == "drop")
-        out = push::NoneFallback::drop;
-    else
-        return false;
-    return true;
-}
-
 PushService::PushService(asio::io_context& io, const ServerConfig& config, const Logger& log)
     : log_(log), gateway_(!config.push_server.empty()) {
-    if (!parseNoneFallback(config.push_empty_platform, noneAs_))
-        log_.warn("[push] unknown push_empty_platform '{}': using ios", config.push_empty_platform);
     push::SenderOptions o;
-    o.gateway = config.push_server;
-    o.max_in_flight = config.push_max_in_flight;
-    o.max_attempts = config.push_max_attempts;
+    std::string error;
+    if (!push::senderOptionsFromConfig(config, log, o, error)) { // ProxyServer::start rejects this first
+        log_.error("[push] {}: using ios", error);
+        auto fallback = config;
+        fallback.push_none_platform = "ios";
+        push::senderOptionsFromConfig(fallback, log, o, error);
+    }
+    noneAs_ = o.gorush.none_as;
     o.initial_backoff = config.push_initial_backoff;
     o.max_backoff = config.push_max_backoff;
     o.request_timeout = config.push_request_timeout;
     o.connect_timeout = std::min(config.push_request_timeout, std::chrono::milliseconds(std::chrono::seconds(5)));
-    o.gorush.bundle_id = config.bundle_id;
-    o.gorush.none_as = noneAs_;
-    o.gorush.android_legacy = config.push_android_legacy;
     o.gorush.ttl_seconds = std::chrono::duration_cast<std::chrono::seconds>(config.push_listener_lifetime).count();
-    o.logger = log;
     sender_ = push::PushSender::create(io, std::move(o));
     if (gateway_)
         log_.info("[push] push gateway {}", sender_->pushUrl());

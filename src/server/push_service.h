@@ -32,7 +32,7 @@ public:
 
     /// Whether a push for `platform` can be sent at all: UnifiedPush needs no gateway (the token
     /// is the endpoint URL); the other platforms need `push_server`, and an empty platform also
-    /// needs `push_empty_platform` != drop. `why` gets the reason when not.
+    /// needs `push_none_platform` != drop. `why` gets the reason when not.
     bool canSend(push::Platform platform, std::string& why) const;
 
     /// Queues one push; counted as attempted for `platform` and `data.priority`.
@@ -56,8 +56,5 @@ private:
     std::shared_ptr<push::PushSender> sender_;
     Counts android_, ios_, unified_;
 };
-
-/// Parses ServerConfig::push_empty_platform ("ios", "android", "drop"); false if unknown.
-bool parseNoneFallback(std::string_view text, push::NoneFallback& out);
 
 } // namespace dhtgate::server

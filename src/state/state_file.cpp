@@ -10,6 +10,7 @@
 #include <ctime>
 #include <vector>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -105,7 +106,26 @@ LoadResult load(const std::string& path, std::int64_t now) {
     return out;
 }
 
+std::size_t removeStaleTemporaries(const std::string& path) {
+    // Exactly the names writeFileAtomically creates: "<name>.tmp." + 6 mkstemp characters.
+    auto slash = path.find_last_of('/');
+    std::string prefix = (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp.";
+    std::string dirPath = directoryOf(path);
+    std::size_t removed = 0;
+    if (DIR* dir = ::opendir(dirPath.c_str())) {
+        while (const dirent* e = ::readdir(dir)) {
+            std::string_view name(e->d_name);
+            if (name.size() == prefix.size() + 6 && name.substr(0, prefix.size()) == prefix &&
+                ::unlinkat(::dirfd(dir), e->d_name, 0) == 0)
+                ++removed;
+        }
+        ::closedir(dir);
+    }
+    return removed;
+}
+
 LoadResult loadOrMoveAside(const std::string& path, std::int64_t now) {
+    removeStaleTemporaries(path);
     auto out = load(path, now);
     if (!out.error)
         return out;

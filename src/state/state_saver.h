@@ -90,11 +90,11 @@ private:
     bool writing_ {false};
     std::optional<std::string> pending_; ///< newest snapshot waiting for the write in flight
 
-    asio::io_context workerIo_;
-    asio::executor_work_guard<asio::io_context::executor_type> workerGuard_;
-    std::thread worker_;
     std::atomic<std::size_t> writes_ {0};
     std::atomic<std::size_t> failures_ {0};
+    asio::io_context workerIo_;
+    asio::executor_work_guard<asio::io_context::executor_type> workerGuard_;
+    std::thread worker_; ///< last: starts once everything it may touch exists
 };
 
 } // namespace dhtgate::state

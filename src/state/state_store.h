@@ -83,7 +83,11 @@ LoadResult decode(std::string_view bytes, std::int64_t now);
 /// Reads and decodes `path`. A missing file is an empty state (file_missing = true), not an error.
 LoadResult load(const std::string& path, std::int64_t now);
 
-/// load(), and if the file exists but cannot be used, moves it aside (moveAside) so that a later
+/// Removes the temporary files a save interrupted by a crash left beside `path`
+/// ("<path>.tmp.XXXXXX"). Only one process may own a state file. Returns how many were removed.
+std::size_t removeStaleTemporaries(const std::string& path);
+
+/// removeStaleTemporaries(), load(), and if the file exists but cannot be used, moves it aside (moveAside) so that a later
 /// save never overwrites it; `moved_to` names the new file (empty if the move failed too, in
 /// which case `message` says so).
 LoadResult loadOrMoveAside(const std::string& path, std::int64_t now);
