@@ -256,10 +256,14 @@ public:
         CPPUNIT_ASSERT(!server.start());
         CPPUNIT_ASSERT(waitUntil([&] { return stat(server.port(), "totalPermanentPuts") == 1; }));
         CPPUNIT_ASSERT_EQUAL(1LL, stat(server.port(), "pushListenersCount").value_or(-1));
-        // The restored listener is pushed the value that is stored at once.
-        auto p = waitForPush(gorush, [](const CapturedPush& p) { return p.token == "tok-new"; });
+        // The restored listener is pushed the value that is stored at once...
+        auto p = waitForPush(gorush, [](const CapturedPush& p) { return p.token == "tok-new" && p.has("ids"); });
         CPPUNIT_ASSERT(p);
         CPPUNIT_ASSERT_EQUAL(std::string("6"), p->get("ids"));
+        // ...and, with 1 h left (less than the 2 h margin), its "timeout" notice at once too.
+        CPPUNIT_ASSERT(waitForPush(gorush, [](const CapturedPush& p) { return p.token == "tok-new" && p.has("timeout"); }));
+        for (const auto& q : capturedPushes(gorush))
+            CPPUNIT_ASSERT(q.token != "tok-old");
     }
 };
 
