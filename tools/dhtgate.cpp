@@ -2,6 +2,7 @@
 //
 //   dhtgate [--dht-port N] [--bootstrap HOST:PORT]... [--http-port N] [--bind ADDR] [--threads N]
 //           [--log-level LEVEL] [--max-pipelined N] [--concurrent-accepts N]
+//           [--push-server URL] [--bundle-id ID] [--push-none-platform P] [--state-file PATH]
 //
 // Stops cleanly on SIGINT/SIGTERM: listen streams get their final chunk, then the DHT node leaves.
 #include "daemon/options.h"

@@ -34,7 +34,7 @@ struct ServerConfig {
     std::chrono::seconds push_listener_lifetime {std::chrono::hours(24)};
     std::chrono::seconds push_expiry_margin {std::chrono::hours(2)};
 
-    // --- Push notifications (spec §7; docs/push.md) ---------------------------------------------
+    // --- Push notifications (spec §7; docs/push.md; single io thread only) -----------------------
     std::string push_server;               ///< gorush: "host:port", "port" or an http(s) URL; "" = UnifiedPush only
     std::string bundle_id;                 ///< iOS topic when a subscription gives none
     std::string push_none_platform {"ios"}; ///< empty/unknown platform is sent as: "ios", "android" or "drop"
@@ -42,8 +42,11 @@ struct ServerConfig {
     std::size_t push_max_in_flight {16};   ///< concurrent push requests
     std::size_t push_max_queue {10000};    ///< pushes waiting beyond that are dropped (counted as failed)
     unsigned push_max_attempts {4};        ///< tries per push, transient failures only
+    std::chrono::milliseconds push_initial_backoff {500}; ///< before the first retry; doubles per retry
+    std::chrono::milliseconds push_max_backoff {std::chrono::seconds(30)};
+    std::chrono::milliseconds push_request_timeout {std::chrono::seconds(15)}; ///< whole push request
 
-    // --- Persistence (spec §8; docs/state.md) ---------------------------------------------------
+    // --- Persistence (spec §8; docs/state.md; single io thread only) ----------------------------
     std::string state_file;                ///< "" = nothing persisted
     std::chrono::milliseconds state_save_window {std::chrono::seconds(1)}; ///< coalescing window
 };

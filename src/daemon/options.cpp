@@ -44,6 +44,17 @@ auto count(T ServerConfig::*member, T min, T max) {
     };
 }
 
+auto text(std::string ServerConfig::*member, bool allowEmpty = false) {
+    return [member, allowEmpty](Options& o, std::string_view v, std::string& err) {
+        if (v.empty() && !allowEmpty) {
+            err = "empty value";
+            return false;
+        }
+        o.server.*member = std::string(v);
+        return true;
+    };
+}
+
 const std::vector<OptionSpec>& specs() {
     static const std::vector<OptionSpec> table = {
         {"dht-port", "N", "UDP port of the DHT node (default 4222, 0 = any)",
@@ -75,6 +86,26 @@ const std::vector<OptionSpec>& specs() {
          count<std::size_t>(&ServerConfig::max_pipelined_requests, 1, 1024)},
         {"concurrent-accepts", "N", "accept operations kept in flight (default 1)",
          count<std::size_t>(&ServerConfig::concurrent_accepts, 1, 1024)},
+        {"push-server", "URL",
+         "push gateway (gorush) for android/ios pushes: HOST:PORT, a bare PORT (localhost) or "
+         "http(s)://HOST:PORT (default none: only unifiedpush subscriptions are accepted)",
+         text(&ServerConfig::push_server)},
+        {"bundle-id", "ID", "iOS topic of pushes whose subscription gives none (default none)",
+         text(&ServerConfig::bundle_id, true)},
+        {"push-none-platform", "P",
+         "how pushes for an empty/unknown platform are sent: ios (default, as the reference), android, or drop",
+         [](Options& o, std::string_view v, std::string& e) {
+             if (v == "ios" || v == "android" || v == "drop") {
+                 o.server.push_none_platform = std::string(v);
+                 return true;
+             }
+             e = fmt::format("expected ios, android or drop, got '{}'", v);
+             return false;
+         }},
+        {"state-file", "PATH",
+         "keep permanent puts and push subscriptions in PATH: saved after changes (within 1 s) and at exit, "
+         "restored at start; an unusable file is moved aside to PATH.corrupt-<time> (default none)",
+         text(&ServerConfig::state_file)},
         {"log-level", "LEVEL", "trace, debug, info, warn, error or off (default info)",
          [](Options& o, std::string_view v, std::string& e) {
              if (parseLogLevel(v, o.log_level))

@@ -29,4 +29,9 @@ void handlePut(ServerContext& ctx, const Request& req, const dht::InfoHash& key)
 // listen_handler.cpp
 void handleListen(ServerContext& ctx, const Request& req, const dht::InfoHash& key);
 
+// push_handlers.cpp
+void handleSubscribe(ServerContext& ctx, const Request& req, const dht::InfoHash& key);
+void handleUnsubscribe(ServerContext& ctx, const Request& req, const dht::InfoHash& key);
+void handlePingPush(ServerContext& ctx, const Request& req);
+
 } // namespace dhtgate::server

@@ -1,6 +1,7 @@
 #include "server/listen_registry.h"
 
 #include "codec/value_codec.h"
+#include "server/push_listeners.h"
 #include "server/server_context.h"
 
 #include <opendht/dhtrunner.h>
@@ -81,6 +82,7 @@ void ListenRegistry::onEvents(const dht::InfoHash& key, std::uint64_t generation
 }
 
 void ListenRegistry::notifyLocalPut(const dht::InfoHash& key, const dht::Value& value) {
+    ctx_.pushListeners().notifyLocalPut(key, value);
     auto it = keys_.find(key);
     if (it == keys_.end())
         return;

@@ -6,6 +6,8 @@
 #include "server/get_operations.h"
 #include "server/listen_registry.h"
 #include "server/permanent_puts.h"
+#include "server/push_listeners.h"
+#include "server/push_service.h"
 #include "server/server_context.h"
 
 #include <fmt/format.h>
@@ -87,10 +89,13 @@ void handleStats(ServerContext& ctx, const Request& req) {
                                       ctx->listens().dhtListenCount());
         if (info)
             out += ",\"nodeInfo\":" + nodeInfoJson(*info, nullptr);
+        out += ',';
+        if (auto* push = ctx->pushListeners().service())
+            push->appendStats(out);
         fmt::format_to(std::back_inserter(out),
-                       ",\"pushListenersCount\":0,\"putCount\":{},\"requestRate\":{:.3f},\"serverStartTime\":{},"
+                       "\"pushListenersCount\":{},\"putCount\":{},\"requestRate\":{:.3f},\"serverStartTime\":{},"
                        "\"totalPermanentPuts\":{}}}\n",
-                       ctx->puts().keyCount(), rate, st.startTime, ctx->puts().valueCount());
+                       ctx->pushListeners().tokenCount(), ctx->puts().keyCount(), rate, st.startTime, ctx->puts().valueCount());
         req.reply(200, std::move(out));
     });
 }

@@ -59,6 +59,10 @@ void PermanentPuts::put(const dht::InfoHash& key, std::shared_ptr<dht::Value> va
         slot = std::make_unique<Entry>(ctx_.executor());
         slot->pushToken = token;
         slot->clientId = clientId;
+        if (push) {
+            slot->platform = push::parsePlatform(push->platform);
+            slot->topic = push->topic;
+        }
     }
     auto& e = *slot;
     if (push && !push->session_id.empty())
@@ -135,8 +139,12 @@ void PermanentPuts::answer(Entry& e, const Request& req) {
     req.reply(200, std::move(body));
 }
 
-void PermanentPuts::armExpiry(const EntryKey& k, Entry& e) {
-    e.timer.expires_after(ctx_.config().permanent_put_lifetime);
+void PermanentPuts::armExpiry(const EntryKey& k, Entry& e) { armExpiry(k, e, ctx_.config().permanent_put_lifetime); }
+
+void PermanentPuts::armExpiry(const EntryKey& k, Entry& e, std::chrono::steady_clock::duration lifetime) {
+    armNotice(k, e, lifetime);
+    ctx_.stateChanged();
+    e.timer.expires_after(lifetime);
     e.timer.async_wait([weak = std::weak_ptr<ServerContext>(ctx_.shared_from_this()), k](const std::error_code& ec) {
         if (ec)
             return; // re-armed or cancelled
@@ -154,6 +162,7 @@ void PermanentPuts::expire(const EntryKey& k) {
     for (const auto& req : it->second->waiting)
         req.replyError(503, "Permanent put expired");
     entries_.erase(it);
+    ctx_.stateChanged();
 }
 
 void PermanentPuts::shutdown() {

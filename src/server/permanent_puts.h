@@ -7,7 +7,9 @@
 #pragma once
 
 #include "codec/value_codec.h"
+#include "push/push_platform.h"
 #include "server/http_exchange.h"
+#include "state/state_store.h"
 
 #include <asio/steady_timer.hpp>
 #include <opendht/infohash.h>
@@ -39,10 +41,16 @@ public:
     /// Cancels every DHT put and timer; pending answers get 503.
     void shutdown();
 
+    // Persistence and push notices (permanent_puts_push.cpp).
+    /// The entries with their wall-clock expiry.
+    std::vector<state::PermanentPutRecord> records() const;
+    /// Re-creates a saved entry (re-armed for the time left, re-put in the DHT); ignores it if expired.
+    void restore(const state::PermanentPutRecord& record);
+
 private:
     using EntryKey = std::pair<dht::InfoHash, dht::Value::Id>;
     struct Entry {
-        explicit Entry(const asio::any_io_executor& ex) : timer(ex) {}
+        explicit Entry(const asio::any_io_executor& ex) : timer(ex), noticeTimer(ex) {}
         std::shared_ptr<dht::Value> value;
         std::string pushToken;
         std::string clientId;
@@ -52,11 +60,17 @@ private:
         bool putPending {false};
         bool putOk {false};
         std::vector<Request> waiting; ///< answered when the latest DHT put completes
+        push::Platform platform {push::Platform::none};
+        std::string topic;
+        asio::steady_timer noticeTimer; ///< the "timeout" push before expiry, with a push token only
     };
 
     Entry* findSameContent(const dht::InfoHash& key, const dht::Value& value, const std::string& token,
                            const std::string& clientId);
     void armExpiry(const EntryKey& k, Entry& e);
+    void armExpiry(const EntryKey& k, Entry& e, std::chrono::steady_clock::duration lifetime);
+    void armNotice(const EntryKey& k, Entry& e, std::chrono::steady_clock::duration lifetime);
+    void onNotice(const EntryKey& k);
     void startDhtPut(const EntryKey& k, Entry& e);
     void onPutDone(const EntryKey& k, std::uint64_t generation, bool ok, bool noNodes);
     void answer(Entry& e, const Request& req);

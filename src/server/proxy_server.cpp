@@ -3,10 +3,12 @@
 #include "dhtgate/proxy_server.h"
 
 #include "dhtgate/error.h"
+#include "push/push_payload.h"
 #include "server/handlers.h"
 #include "server/listen_registry.h"
 #include "server/server_context.h"
 #include "server/server_traits.h"
+#include "server/state_bridge.h"
 #include "server/write_barrier.h"
 
 #include <opendht/dhtrunner.h>
@@ -124,6 +126,14 @@ public:
             return errc::invalid_config;
         }
         const bool pool = !external && config_.threads > 1;
+        if (pool && (!config_.push_server.empty() || !config_.state_file.empty())) {
+            log_.error("[server] push notifications and the state file need a single io thread (threads = 1)");
+            return errc::invalid_config;
+        }
+        if (push::NoneFallback none; !push::parseNoneFallback(config_.push_none_platform, none)) {
+            log_.error("[server] invalid push_none_platform '{}' (expected ios, android or drop)", config_.push_none_platform);
+            return errc::invalid_config;
+        }
         if (external) {
             io_ = external;
         } else {
@@ -153,6 +163,7 @@ public:
             return errc::bind_failed;
         }
         started_ = true;
+        loadState(*ctx_); // restores saved permanent puts and push listeners (posted, runs first)
         running_ = true;
         if (ownIo_) {
             work_.emplace(asio::make_work_guard(*ownIo_));

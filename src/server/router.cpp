@@ -12,7 +12,6 @@
 namespace dhtgate::server {
 namespace {
 
-constexpr std::string_view kNoPush = "Push notifications are not available on this server";
 constexpr std::string_view kNoIdentity = "This server has no identity: sign and encrypt are not available";
 
 bool parseValueId(std::string_view s, dht::Value::Id& out) {
@@ -36,8 +35,8 @@ void routeKey(ServerContext& ctx, const Request& req, const dht::InfoHash& key) 
     case Method::get: return behindStream(ctx, req) ? void() : handleGet(ctx, req, key, std::nullopt);
     case Method::post: return behindStream(ctx, req) ? void() : handlePut(ctx, req, key);
     case Method::options: return req.replyOptions();
-    case Method::subscribe:
-    case Method::unsubscribe: return req.replyError(501, kNoPush);
+    case Method::subscribe: return behindStream(ctx, req) ? void() : handleSubscribe(ctx, req, key);
+    case Method::unsubscribe: return handleUnsubscribe(ctx, req, key);
     default: return req.replyNotAllowed("OPTIONS, GET, POST, SUBSCRIBE, UNSUBSCRIBE");
     }
 }
@@ -65,7 +64,7 @@ void route(ServerContext& ctx, const Request& req) {
         if (seg[1] == "stats")
             return m == Method::get ? handleStats(ctx, req) : req.replyNotAllowed("GET");
         if (seg[1] == "pingPush")
-            return m == Method::post ? req.replyError(501, kNoPush) : req.replyNotAllowed("POST");
+            return m == Method::post ? handlePingPush(ctx, req) : req.replyNotAllowed("POST");
     }
     if (n == 3 && seg[0] == ".dhtgate" && seg[1] == "reject") {
         // Synthesised by GuardedSocket for a request over a limit (see guarded_socket.h).

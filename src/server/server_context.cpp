@@ -3,6 +3,8 @@
 #include "server/get_operations.h"
 #include "server/listen_registry.h"
 #include "server/permanent_puts.h"
+#include "server/push_listeners.h"
+#include "server/state_bridge.h"
 #include "server/write_barrier.h"
 
 #include <opendht/dhtrunner.h>
@@ -17,13 +19,21 @@ ServerContext::ServerContext(std::shared_ptr<dht::DhtRunner> dht, ServerConfig c
       executor_(std::move(executor)),
       listens_(std::make_unique<ListenRegistry>(*this)),
       puts_(std::make_unique<PermanentPuts>(*this)),
-      gets_(std::make_unique<GetOperations>(*this)) {
+      gets_(std::make_unique<GetOperations>(*this)),
+      pushListeners_(std::make_unique<PushListeners>(*this)) {
+    if (!config_.state_file.empty())
+        state_ = std::make_unique<StateBridge>(*this);
     stats_.startTime = std::chrono::duration_cast<std::chrono::seconds>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
 }
 
 ServerContext::~ServerContext() = default;
+
+void ServerContext::stateChanged() {
+    if (state_ && !stopping_)
+        state_->markDirty();
+}
 
 void ServerContext::withNodeInfo(std::function<void(const dht::NodeInfo*)> cb) {
     const auto now = std::chrono::steady_clock::now();
@@ -75,10 +85,13 @@ void ServerContext::shutdown(std::function<void()> written) {
     if (stopping_)
         return;
     stopping_ = true;
+    if (state_)
+        state_->shutdown(); // saves the puts and listeners before they are cancelled below
     WriteBarrier barrier(std::move(written));
     listens_->shutdown(barrier.token());
     gets_->shutdown(barrier.token());
     puts_->shutdown();
+    pushListeners_->shutdown();
     auto parked = std::move(parked_);
     parked_.clear();
     for (auto& [id, req] : parked)

@@ -32,6 +32,8 @@ namespace dhtgate::server {
 class ListenRegistry;
 class PermanentPuts;
 class GetOperations;
+class PushListeners;
+class StateBridge;
 
 struct RequestStats {
     std::uint64_t requests {0};    ///< every routed request except node info
@@ -53,6 +55,11 @@ public:
     ListenRegistry& listens() { return *listens_; }
     PermanentPuts& puts() { return *puts_; }
     GetOperations& gets() { return *gets_; }
+    PushListeners& pushListeners() { return *pushListeners_; }
+    /// The state file's saver bridge; nullptr without `config.state_file`.
+    StateBridge* state() { return state_.get(); }
+    /// Permanent puts or push listeners changed: save them (coalesced) if a state file is set.
+    void stateChanged();
     RequestStats& stats() { return stats_; }
 
     bool stopping() const { return stopping_; }
@@ -93,6 +100,8 @@ private:
     std::unique_ptr<ListenRegistry> listens_;
     std::unique_ptr<PermanentPuts> puts_;
     std::unique_ptr<GetOperations> gets_;
+    std::unique_ptr<PushListeners> pushListeners_;
+    std::unique_ptr<StateBridge> state_;
     RequestStats stats_;
     bool stopping_ {false};
 
