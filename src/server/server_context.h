@@ -14,6 +14,7 @@
 #include <asio/post.hpp>
 #include <opendht/callbacks.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -62,6 +63,7 @@ public:
     void stateChanged();
     RequestStats& stats() { return stats_; }
 
+    /// Atomic: stop() reads it from its own thread when the io_context does not run.
     bool stopping() const { return stopping_; }
 
     /// Keeps a request waiting for a DHT callback. DHT-thread lambdas capture the returned id,
@@ -103,7 +105,7 @@ private:
     std::unique_ptr<PushListeners> pushListeners_;
     std::unique_ptr<StateBridge> state_;
     RequestStats stats_;
-    bool stopping_ {false};
+    std::atomic<bool> stopping_ {false};
 
     std::unordered_map<std::uint64_t, Request> parked_;
     std::uint64_t nextParkId_ {1};
