@@ -22,6 +22,7 @@ const char* reasonPhrase(int status) {
     case 502: return "Bad Gateway";
     case 503: return "Service Unavailable";
     case 504: return "Gateway Timeout";
+    case 505: return "HTTP Version Not Supported";
     default: return status < 400 ? "OK" : "Error";
     }
 }
@@ -91,8 +92,8 @@ std::uint64_t Request::connectionId() const { return impl_->req->connection_id()
 std::string Request::remoteAddress() const { return impl_->req->remote_endpoint().address().to_string(); }
 
 bool Request::http10() const {
-    const auto& h = impl_->req->header();
-    return h.http_major() == 1 && h.http_minor() == 0;
+    // Marked by GuardedSocket: RESTinio 0.6 does not keep the request's HTTP version.
+    return impl_->req->header().has_field(std::string(GuardedSocket::kHttp10Header));
 }
 
 void Request::reply(int status, std::string body) const {

@@ -7,6 +7,9 @@
 namespace dhtgate::server {
 
 void handleListen(ServerContext& ctx, const Request& req, const dht::InfoHash& key) {
+    // A listen never ends: it needs chunked encoding, which HTTP/1.0 does not have.
+    if (req.http10())
+        return req.replyError(505, "Listen needs HTTP/1.1");
     ctx.listens().add(key, req.connectionId(), req.startStream());
 }
 

@@ -13,13 +13,25 @@
 namespace dhtgate::server {
 namespace {
 
-/// A 2.x client only leaves "connecting" when some family reports good nodes (§11.3), and a
-/// standalone node (no peer at all) is still usable: it stores values itself. So a node that
-/// knows no peer reports itself as the one good node of its bound families; a node that has
-/// peers reports its real counters (only dubious ones → the client waits, as it should).
-void appendFamily(std::string& out, const dht::NodeStats& s, bool standaloneGood) {
-    const unsigned good = standaloneGood ? 1 : s.good_nodes;
-    fmt::format_to(std::back_inserter(out), "{{\"dubious\":{},\"good\":{},\"incoming\":{}", s.dubious_nodes, good,
+/// How the routing-table counters are reported (spec §11.3, docs/server.md). A 2.x client is
+/// "connected" when some family reports good nodes, holds its operations while only dubious
+/// nodes are reported ("connecting"), and runs them when everything is zero ("disconnected").
+enum class Report {
+    real,        ///< the node has good nodes: the real counters
+    standalone,  ///< the node knows no peer at all: usable on its own, reported as one good node
+    hideDubious, ///< only dubious nodes (joining): zero of both, so clients do not hold their ops
+};
+
+Report reportFor(const dht::NodeInfo& info) {
+    if (info.ipv4.good_nodes + info.ipv6.good_nodes > 0)
+        return Report::real;
+    return info.ipv4.getKnownNodes() + info.ipv6.getKnownNodes() == 0 ? Report::standalone : Report::hideDubious;
+}
+
+void appendFamily(std::string& out, const dht::NodeStats& s, Report report, bool standaloneFamily) {
+    const unsigned good = report == Report::standalone && standaloneFamily ? 1 : s.good_nodes;
+    const unsigned dubious = report == Report::real ? s.dubious_nodes : 0;
+    fmt::format_to(std::back_inserter(out), "{{\"dubious\":{},\"good\":{},\"incoming\":{}", dubious, good,
                    s.incoming_nodes);
     if (s.table_depth > 1)
         fmt::format_to(std::back_inserter(out), ",\"network_size_estimation\":{},\"table_depth\":{}",
@@ -28,14 +40,14 @@ void appendFamily(std::string& out, const dht::NodeStats& s, bool standaloneGood
 }
 
 std::string nodeInfoJson(const dht::NodeInfo& info, const std::string* publicIp) {
-    const bool standalone = info.ipv4.getKnownNodes() + info.ipv6.getKnownNodes() == 0;
+    const auto report = reportFor(info);
     std::string out = "{";
     if (info.id)
         fmt::format_to(std::back_inserter(out), "\"id\":\"{}\",", info.id.toString());
     out += "\"ipv4\":";
-    appendFamily(out, info.ipv4, standalone && (info.bound4 != 0 || info.bound6 == 0));
+    appendFamily(out, info.ipv4, report, info.bound4 != 0 || info.bound6 == 0);
     out += ",\"ipv6\":";
-    appendFamily(out, info.ipv6, standalone && info.bound6 != 0 && info.bound4 == 0);
+    appendFamily(out, info.ipv6, report, info.bound6 != 0 && info.bound4 == 0);
     fmt::format_to(std::back_inserter(out), ",\"node_id\":\"{}\",\"ops\":{}", info.node_id.toString(),
                    info.ongoing_ops);
     if (publicIp)

@@ -70,7 +70,9 @@ std::unique_ptr<HttpServerBase> makeHttpServer(asio::io_context& io, const Serve
     s.address(c.address)
         .port(c.port)
         .protocol(v6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4())
-        .max_pipelined_requests(std::max<std::size_t>(1, c.max_pipelined_requests))
+        // The guard (GuardedSocket) enforces max_pipelined_requests; RESTinio gets headroom (the
+        // answer being written, and one more) so its own limit is never reached.
+        .max_pipelined_requests(std::max<std::size_t>(1, c.max_pipelined_requests) + 2)
         .concurrent_accepts_count(std::max<std::size_t>(1, c.concurrent_accepts))
         .read_next_http_message_timelimit(c.read_timeout)
         .write_http_response_timelimit(c.write_timeout)
@@ -81,7 +83,7 @@ std::unique_ptr<HttpServerBase> makeHttpServer(asio::io_context& io, const Serve
                                       .max_url_size(c.max_header_size)
                                       .max_field_name_size(c.max_header_size)
                                       .max_field_value_size(c.max_header_size)
-                                      .max_field_count(c.max_header_count)
+                                      .max_field_count(c.max_header_count + 1) // +1: the guard's HTTP/1.0 mark
                                       .max_body_size(c.max_body_size))
         // RESTinio checks connection timeouts on a periodic tick: keep it well below the timeouts.
         .timer_manager(std::clamp<std::chrono::steady_clock::duration>(
@@ -131,6 +133,9 @@ public:
         asio::any_io_executor exec = pool ? asio::any_io_executor(asio::make_strand(*io_))
                                           : asio::any_io_executor(io_->get_executor());
         ctx_ = std::make_shared<ServerContext>(dht_, config_, log_, exec);
+        GuardedSocket::setLimits(*io_, RequestLimits {config_.max_header_size, config_.max_body_size,
+                                                      std::max<std::size_t>(1, config_.max_pipelined_requests),
+                                                      config_.max_header_count});
         try {
             if (pool)
                 http_ = makeHttpServer<PoolTraits>(*io_, config_, ctx_, log_, port_, address.is_v6());
@@ -200,6 +205,7 @@ public:
         }
         http_.reset();
         ctx_.reset();
+        GuardedSocket::clearLimits(*io_);
         ownIo_.reset(); // destroys what is left: idle keep-alive connections are closed here
         log_.info("[server] stopped");
     }

@@ -67,6 +67,13 @@ void route(ServerContext& ctx, const Request& req) {
         if (seg[1] == "pingPush")
             return m == Method::post ? req.replyError(501, kNoPush) : req.replyNotAllowed("POST");
     }
+    if (n == 3 && seg[0] == ".dhtgate" && seg[1] == "reject") {
+        // Synthesised by GuardedSocket for a request over a limit (see guarded_socket.h).
+        if (seg[2] == "413")
+            return req.replyError(413, "Request body too large");
+        if (seg[2] == "431")
+            return req.replyError(431, "Request header section too large");
+    }
     if (n == 1) { // legacy /:hash
         if (!codec::parseKey(seg[0], key, reason))
             return req.replyError(400, reason);

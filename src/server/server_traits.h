@@ -3,6 +3,7 @@
 #pragma once
 
 #include "dhtgate/logger.h"
+#include "server/guarded_socket.h"
 #include "server/http_exchange.h"
 
 #include <restinio/all.hpp>
@@ -57,11 +58,13 @@ using RequestHandler = std::function<restinio::request_handling_status_t(restini
 /// Default: one io thread, RESTinio's strands are no-ops.
 struct SingleThreadTraits : restinio::single_thread_traits_t<restinio::asio_timer_manager_t, RestinioLogger, RequestHandler> {
     using connection_state_listener_t = ConnectionListener;
+    using stream_socket_t = GuardedSocket;
 };
 
 /// `threads > 1`: the same server on a pool (connections on strands), for comparison.
 struct PoolTraits : restinio::traits_t<restinio::asio_timer_manager_t, RestinioLogger, RequestHandler> {
     using connection_state_listener_t = ConnectionListener;
+    using stream_socket_t = GuardedSocket;
 };
 
 /// Wraps a RESTinio request for the handlers (defined in http_exchange.cpp).

@@ -1,0 +1,344 @@
+#include "server/guarded_socket.h"
+
+#include <asio/bind_executor.hpp>
+#include <asio/post.hpp>
+#include <asio/steady_timer.hpp>
+#include <http_parser.h>
+
+#include <array>
+#include <climits>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace dhtgate::server {
+namespace {
+
+std::mutex limitsMutex; // guards limitsByIo (read when RESTinio creates a socket)
+std::map<const asio::io_context*, RequestLimits> limitsByIo;
+
+RequestLimits limitsFor(asio::io_context& io) {
+    std::lock_guard<std::mutex> lock(limitsMutex);
+    auto it = limitsByIo.find(&io);
+    return it == limitsByIo.end() ? RequestLimits {} : it->second;
+}
+
+} // namespace
+
+void GuardedSocket::setLimits(asio::io_context& io, RequestLimits limits) {
+    std::lock_guard<std::mutex> lock(limitsMutex);
+    limitsByIo[&io] = limits;
+}
+
+void GuardedSocket::clearLimits(asio::io_context& io) {
+    std::lock_guard<std::mutex> lock(limitsMutex);
+    limitsByIo.erase(&io);
+}
+
+class GuardedSocket::Impl : public std::enable_shared_from_this<Impl> {
+public:
+    using Done = std::function<void(std::error_code, std::size_t)>;
+
+    Impl(asio::io_context& io, RequestLimits limits)
+        : io_(io), socket_(io), executor_(io.get_executor()), limits_(limits) {
+        http_parser_init(&parser_, HTTP_REQUEST);
+        parser_.data = this;
+        http_parser_settings_init(&settings_);
+        settings_.on_message_begin = [](http_parser* p) { return self(p).onMessageBegin(); };
+        settings_.on_headers_complete = [](http_parser* p) { return self(p).onHeadersComplete(); };
+        // A field name split across reads comes in several calls: count a field on its first one.
+        settings_.on_header_field = [](http_parser* p, const char*, std::size_t) {
+            auto& s = self(p);
+            if (!s.inFieldName_)
+                ++s.fieldCount_;
+            s.inFieldName_ = true;
+            return 0;
+        };
+        settings_.on_header_value = [](http_parser* p, const char*, std::size_t) {
+            self(p).inFieldName_ = false;
+            return 0;
+        };
+    }
+
+    asio::io_context& io() { return io_; }
+    asio::ip::tcp::socket& socket() { return socket_; }
+    bool isOpen() const { return !closedByOwner_ && socket_.is_open(); }
+
+    void read(const asio::any_io_executor& ex, asio::mutable_buffer buffer, Done done) {
+        executor_ = ex; // the connection's executor (a strand in pool mode): our completions run there
+        pending_ = std::move(done);
+        pendingBuffer_ = buffer;
+        deliverIfPending();
+        maybeRead(); // in draining mode the pending read is held until close
+    }
+
+    /// A response starts (RESTinio writes each response from its status line).
+    void onWrite(const void* data, std::size_t size) {
+        static constexpr std::string_view status = "HTTP/1.";
+        if (size < status.size() || std::memcmp(data, status.data(), status.size()) != 0)
+            return;
+        ++responsesStarted_;
+        if (blocked_ && messages_ - responsesStarted_ <= limits_.max_pipelined) {
+            blocked_ = false;
+            feed();
+            deliverIfPending();
+            maybeRead();
+        }
+    }
+
+    void cancel(std::error_code& ec) {
+        socket_.cancel(ec);
+        if (mode_ == Mode::draining)
+            abortPending();
+    }
+
+    void shutdown(asio::socket_base::shutdown_type what, std::error_code& ec) {
+        // Keep reading what the client still sends, so closing does not reset the connection
+        // before it has read the rejection.
+        socket_.shutdown(mode_ == Mode::draining ? asio::socket_base::shutdown_send : what, ec);
+    }
+
+    void close(std::error_code& ec) {
+        closedByOwner_ = true;
+        abortPending();
+        if (mode_ == Mode::draining && socket_.is_open()) {
+            // Linger: wait for the client's EOF (or 2 s), then close.
+            linger_ = std::make_unique<asio::steady_timer>(io_, std::chrono::seconds(2));
+            linger_->async_wait(asio::bind_executor(executor_, [self = shared_from_this()](const std::error_code&) {
+                std::error_code ignored;
+                self->socket_.close(ignored);
+            }));
+            maybeRead();
+            return;
+        }
+        socket_.close(ec);
+    }
+
+    void ownerGone() {
+        if (!linger_) {
+            std::error_code ignored;
+            socket_.close(ignored);
+        }
+    }
+
+private:
+    enum class Mode { scanning, passthrough, draining };
+    enum class Event { none, messageBegin, headersComplete };
+    static constexpr std::size_t kMaxBuffered = 256 * 1024; ///< stop reading while blocked beyond this
+
+    static Impl& self(http_parser* p) { return *static_cast<Impl*>(p->data); }
+
+    // Both callbacks pause the parser so feed() learns the exact offsets of the message start and
+    // of the header section end (http_parser resumes correctly after a pause).
+    int onMessageBegin() {
+        inHeaders_ = true;
+        fieldCount_ = 0;
+        inFieldName_ = false;
+        event_ = Event::messageBegin;
+        http_parser_pause(&parser_, 1);
+        return 0;
+    }
+
+    int onHeadersComplete() {
+        inHeaders_ = false;
+        event_ = Event::headersComplete;
+        http_parser_pause(&parser_, 1);
+        return 0;
+    }
+
+    /// Parses what has not been parsed yet, then moves what RESTinio may see to ready_.
+    void feed() {
+        while (mode_ == Mode::scanning && !blocked_ && fed_ < input_.size()) {
+            event_ = Event::none;
+            const auto parsed = http_parser_execute(&parser_, &settings_, input_.data() + fed_, input_.size() - fed_);
+            const auto err = HTTP_PARSER_ERRNO(&parser_);
+            if (err != HPE_PAUSED) {
+                fed_ += parsed;
+                if (err != HPE_OK || parser_.upgrade)
+                    mode_ = Mode::passthrough; // malformed (RESTinio will close) or a protocol switch
+                break;
+            }
+            http_parser_pause(&parser_, 0);
+            if (event_ == Event::messageBegin) {
+                msgStart_ = fed_ + parsed - 1; // the method's first byte was consumed
+                fed_ += parsed;
+                // Back-pressure: RESTinio sees at most max_pipelined requests whose answer has
+                // not started (its own table gets headroom, see proxy_server.cpp).
+                if (++messages_ - responsesStarted_ > limits_.max_pipelined)
+                    blocked_ = true;
+            } else {
+                // Paused on the LF that ends the header section (parsing resumes from it).
+                const auto headerBytes = fed_ + parsed + 1 - msgStart_;
+                if (headerBytes > limits_.max_header_size || fieldCount_ > limits_.max_header_count)
+                    return reject(431);
+                if (parser_.content_length != ULLONG_MAX && parser_.content_length > limits_.max_body_size)
+                    return reject(413);
+                fed_ += parsed;
+                if (parser_.http_major == 1 && parser_.http_minor == 0) {
+                    // RESTinio 0.6 does not keep the request's HTTP version, and HTTP/1.0 clients
+                    // cannot read chunked answers: mark the request (see kHttp10Header).
+                    const auto at = fed_ > 0 && input_[fed_ - 1] == '\r' ? fed_ - 1 : fed_;
+                    const std::string mark = std::string(kHttp10Header) + ": 1\r\n";
+                    input_.insert(at, mark);
+                    fed_ += mark.size();
+                }
+            }
+        }
+        std::size_t releasable = fed_;
+        if (mode_ == Mode::passthrough) {
+            releasable = input_.size();
+        } else if (blocked_ || inHeaders_) {
+            if (!blocked_ && input_.size() - msgStart_ > limits_.max_header_size)
+                return reject(431);
+            releasable = msgStart_; // hold back the unfinished (or not yet allowed) request
+        }
+        ready_.append(input_, 0, releasable);
+        input_.erase(0, releasable);
+        fed_ -= std::min(fed_, releasable);
+        msgStart_ -= std::min(msgStart_, releasable);
+    }
+
+    /// Replaces the request starting at msgStart_ with a synthetic request for kRejectPath.
+    void reject(int status) {
+        ready_.append(input_, 0, msgStart_);
+        ready_ += "GET ";
+        ready_ += kRejectPath;
+        ready_ += std::to_string(status);
+        ready_ += " HTTP/1.1\r\nHost: dhtgate\r\nConnection: close\r\n\r\n";
+        input_.clear();
+        fed_ = msgStart_ = 0;
+        mode_ = Mode::draining;
+    }
+
+    void deliverIfPending() {
+        if (!pending_)
+            return;
+        if (!ready_.empty()) {
+            const auto n = std::min(pendingBuffer_.size(), ready_.size());
+            std::memcpy(pendingBuffer_.data(), ready_.data(), n);
+            ready_.erase(0, n);
+            complete({}, n);
+        } else if (finalError_ && mode_ != Mode::draining) {
+            complete(finalError_, 0);
+        }
+    }
+
+    /// Completions always go through the executor: never from inside RESTinio's own call.
+    void complete(std::error_code ec, std::size_t n) {
+        asio::post(executor_, [done = std::move(pending_), ec, n] { done(ec, n); });
+        pending_ = nullptr;
+    }
+
+    void abortPending() {
+        if (pending_)
+            complete(asio::error::operation_aborted, 0);
+    }
+
+    void maybeRead() {
+        if (reading_ || !socket_.is_open() || finalError_)
+            return;
+        const bool wanted = mode_ == Mode::draining || (pending_ && input_.size() < kMaxBuffered);
+        if (!wanted)
+            return;
+        reading_ = true;
+        socket_.async_read_some(asio::buffer(buffer_),
+                                asio::bind_executor(executor_, [self = shared_from_this()](const std::error_code& ec, std::size_t n) {
+                                    self->onRealRead(ec, n);
+                                }));
+    }
+
+    void onRealRead(const std::error_code& ec, std::size_t n) {
+        reading_ = false;
+        if (mode_ == Mode::draining) {
+            if (!ec)
+                return maybeRead(); // discard and go on
+            if (closedByOwner_) { // the client closed: the linger is over
+                std::error_code ignored;
+                socket_.close(ignored);
+                if (linger_)
+                    linger_->cancel();
+            }
+            return; // an error before the answer was written: the pending read stays held
+        }
+        if (ec) {
+            finalError_ = ec;
+        } else {
+            input_.append(buffer_.data(), n);
+            feed();
+        }
+        deliverIfPending();
+        maybeRead();
+    }
+
+    asio::io_context& io_;
+    asio::ip::tcp::socket socket_;
+    asio::any_io_executor executor_;
+    RequestLimits limits_;
+    http_parser parser_ {};
+    http_parser_settings settings_ {};
+    Mode mode_ {Mode::scanning};
+    Event event_ {Event::none};
+    bool inHeaders_ {false};
+    bool blocked_ {false};
+    std::size_t fieldCount_ {0};
+    bool inFieldName_ {false};
+    std::uint64_t messages_ {0};
+    std::uint64_t responsesStarted_ {0};
+    std::string input_;        ///< received, not yet passed to RESTinio
+    std::size_t fed_ {0};      ///< bytes of input_ already parsed
+    std::size_t msgStart_ {0}; ///< offset in input_ of the request being parsed
+    std::string ready_;        ///< bytes RESTinio may read
+    Done pending_;
+    asio::mutable_buffer pendingBuffer_;
+    bool reading_ {false};
+    bool closedByOwner_ {false};
+    std::error_code finalError_;
+    std::unique_ptr<asio::steady_timer> linger_;
+    std::array<char, 16 * 1024> buffer_ {};
+};
+
+GuardedSocket::GuardedSocket(asio::io_context& io) : impl_(std::make_shared<Impl>(io, limitsFor(io))) {}
+
+GuardedSocket::GuardedSocket(GuardedSocket&& other)
+    : impl_(std::move(other.impl_)) {
+    // RESTinio keeps accepting into the moved-from socket: leave it usable.
+    other.impl_ = std::make_shared<Impl>(impl_->io(), limitsFor(impl_->io()));
+}
+
+GuardedSocket& GuardedSocket::operator=(GuardedSocket&& other) {
+    if (this != &other) {
+        if (impl_)
+            impl_->ownerGone();
+        impl_ = std::move(other.impl_);
+        other.impl_ = std::make_shared<Impl>(impl_->io(), limitsFor(impl_->io()));
+    }
+    return *this;
+}
+
+GuardedSocket::~GuardedSocket() {
+    if (impl_)
+        impl_->ownerGone();
+}
+
+asio::ip::tcp::socket& GuardedSocket::lowest_layer() { return impl_->socket(); }
+const asio::ip::tcp::socket& GuardedSocket::lowest_layer() const { return impl_->socket(); }
+GuardedSocket::executor_type GuardedSocket::get_executor() { return impl_->socket().get_executor(); }
+asio::ip::tcp::endpoint GuardedSocket::remote_endpoint() const { return impl_->socket().remote_endpoint(); }
+bool GuardedSocket::is_open() const { return impl_->isOpen(); }
+void GuardedSocket::cancel(std::error_code& ec) { impl_->cancel(ec); }
+void GuardedSocket::shutdown(asio::socket_base::shutdown_type what, std::error_code& ec) { impl_->shutdown(what, ec); }
+void GuardedSocket::close() {
+    std::error_code ec;
+    impl_->close(ec);
+}
+void GuardedSocket::close(std::error_code& ec) { impl_->close(ec); }
+
+void GuardedSocket::startRead(const asio::any_io_executor& ex, asio::mutable_buffer buffer,
+                              std::function<void(std::error_code, std::size_t)> done) {
+    impl_->read(ex, buffer, std::move(done));
+}
+
+void GuardedSocket::sawWrite(const void* data, std::size_t size) { impl_->onWrite(data, size); }
+
+} // namespace dhtgate::server
