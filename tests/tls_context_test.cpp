@@ -1,6 +1,7 @@
 #include "tls/tls_context.h"
 
 #include "support/test_identities.h"
+#include "tls/identity_bridge.h"
 
 #include <asio/connect.hpp>
 #include <asio/io_context.hpp>
@@ -24,11 +25,11 @@ using dhtgate::tls::ServerTlsOptions;
 namespace {
 
 struct Handshake {
-    bool serverDone {false}, clientDone {false};
+    bool serverDone{false}, clientDone{false};
     std::error_code server, client;
     std::string clientCertSeenByServer; ///< CN of the client certificate, if any
     std::string clientReason;           ///< verifyFailureReason on the client side
-    int version {0};
+    int version{0};
 };
 
 // One TLS handshake over loopback between a server and a client stream built from the given
@@ -53,8 +54,8 @@ Handshake handshake(asio::ssl::context& serverCtx, asio::ssl::context& clientCtx
             r.serverDone = true;
             return finish();
         }
-        server.async_handshake(asio::ssl::stream_base::server, [&](std::error_code ec) {
-            r.server = ec;
+        server.async_handshake(asio::ssl::stream_base::server, [&](std::error_code hec) {
+            r.server = hec;
             r.serverDone = true;
             if (X509* peer = SSL_get1_peer_certificate(server.native_handle())) {
                 char cn[256] = {};
@@ -73,8 +74,8 @@ Handshake handshake(asio::ssl::context& serverCtx, asio::ssl::context& clientCtx
             r.clientDone = true;
             return finish();
         }
-        client.async_handshake(asio::ssl::stream_base::client, [&](std::error_code ec) {
-            r.client = ec;
+        client.async_handshake(asio::ssl::stream_base::client, [&](std::error_code hec) {
+            r.client = hec;
             r.clientDone = true;
             r.clientReason = dhtgate::tls::verifyFailureReason(client.native_handle());
             r.version = SSL_version(client.native_handle());
@@ -133,6 +134,7 @@ class TlsContextTest : public CppUnit::TestFixture {
     CPPUNIT_TEST(testSelfSignedCaIdentity);
     CPPUNIT_TEST(testTrustedFile);
     CPPUNIT_TEST(testCaRootFileEnvironment);
+    CPPUNIT_TEST(testPemOptions);
     CPPUNIT_TEST(testBadOptions);
     CPPUNIT_TEST_SUITE_END();
 
@@ -184,7 +186,7 @@ public:
 
     void testSystemStoreRejectsPrivateCa() {
         auto s = serverContext(server_);
-        auto c = clientContext(ClientTlsOptions {}); // default: system CAs, verification on
+        auto c = clientContext(ClientTlsOptions{}); // default: system CAs, verification on
         auto r = handshake(s, c, "localhost");
         CPPUNIT_ASSERT(r.client);
         CPPUNIT_ASSERT(!r.clientReason.empty());
@@ -292,7 +294,7 @@ public:
         auto r2 = handshake(s, c2, "localhost");
         CPPUNIT_ASSERT(r2.client);
         // Nor does the system store.
-        auto c3 = clientContext(ClientTlsOptions {});
+        auto c3 = clientContext(ClientTlsOptions{});
         auto r3 = handshake(s, c3, "localhost");
         CPPUNIT_ASSERT(r3.client);
     }
@@ -319,7 +321,7 @@ public:
         std::ofstream(file) << ca_.second->toString();
         ::setenv("CA_ROOT_FILE", file.c_str(), 1);
         std::optional<asio::ssl::context> c;
-        auto st = dhtgate::tls::makeClientContext(ClientTlsOptions {}, c);
+        auto st = dhtgate::tls::makeClientContext(ClientTlsOptions{}, c);
         ::unsetenv("CA_ROOT_FILE");
         std::remove(file.c_str());
         ::rmdir(dir);
@@ -329,9 +331,46 @@ public:
         CPPUNIT_ASSERT_MESSAGE(r.client.message() + " " + r.clientReason, !r.client);
 
         ::setenv("CA_ROOT_FILE", "/nonexistent/roots.pem", 1);
-        st = dhtgate::tls::makeClientContext(ClientTlsOptions {}, c);
+        st = dhtgate::tls::makeClientContext(ClientTlsOptions{}, c);
         ::unsetenv("CA_ROOT_FILE");
         CPPUNIT_ASSERT(st.code == dhtgate::errc::invalid_config);
+    }
+
+    void testPemOptions() {
+        // The same trust and client identity given as PEM text (what a std-types-only public
+        // client header can carry).
+        ServerTlsOptions so;
+        so.clientCas = {ca_.second};
+        so.requireClientCertificate = true;
+        auto s = serverContext(server_, so);
+        dhtgate::tls::OpenSslIdentity client;
+        CPPUNIT_ASSERT(dhtgate::tls::exportIdentity(dhtgate::test::makeLeaf(ca_, localhostSpec("pem-client")), client));
+        ClientTlsOptions o;
+        o.trustedPem = ca_.second->toString();
+        o.clientCertificatePem = client.chainPem;
+        o.clientKeyPem = client.keyPem;
+        auto c = clientContext(o);
+        auto r = handshake(s, c, "localhost");
+        CPPUNIT_ASSERT_MESSAGE(r.client.message() + " " + r.clientReason, !r.client);
+        CPPUNIT_ASSERT_MESSAGE(r.server.message(), !r.server);
+        CPPUNIT_ASSERT_EQUAL(std::string("pem-client"), r.clientCertSeenByServer);
+
+        std::optional<asio::ssl::context> ctx;
+        ClientTlsOptions garbage;
+        garbage.trustedPem = "not a certificate";
+        CPPUNIT_ASSERT(dhtgate::tls::makeClientContext(garbage, ctx).code == dhtgate::errc::invalid_config);
+        ClientTlsOptions mismatched;
+        dhtgate::tls::OpenSslIdentity other;
+        CPPUNIT_ASSERT(dhtgate::tls::exportIdentity(dhtgate::test::makeCa("other"), other));
+        mismatched.clientCertificatePem = client.chainPem;
+        mismatched.clientKeyPem = other.keyPem;
+        auto st = dhtgate::tls::makeClientContext(mismatched, ctx);
+        CPPUNIT_ASSERT(st.code == dhtgate::errc::invalid_identity);
+        CPPUNIT_ASSERT_MESSAGE(st.message, st.message.find("does not match") != std::string::npos);
+        ClientTlsOptions keyOnly;
+        keyOnly.clientKeyPem = client.keyPem;
+        CPPUNIT_ASSERT(dhtgate::tls::makeClientContext(keyOnly, ctx).code == dhtgate::errc::invalid_identity);
+        CPPUNIT_ASSERT(!ctx);
     }
 
     void testBadOptions() {

@@ -25,7 +25,9 @@ std::string readAll(const std::string& path) {
     return ss.str();
 }
 
-void writeAll(const std::string& path, const std::string& data) { std::ofstream(path, std::ios::binary) << data; }
+void writeAll(const std::string& path, const std::string& data) {
+    std::ofstream(path, std::ios::binary) << data;
+}
 
 unsigned mode(const std::string& path) {
     struct stat st {};
@@ -33,7 +35,9 @@ unsigned mode(const std::string& path) {
     return st.st_mode & 07777;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
 
 CreateIdentityOptions ecOptions(const std::string& password = {}) {
     CreateIdentityOptions o;
@@ -164,7 +168,7 @@ public:
         CPPUNIT_ASSERT_MESSAGE(st.message, bool(st));
         dht::crypto::Identity loaded;
         CPPUNIT_ASSERT(loadIdentity(dir_ + "/rsa", "", loaded));
-        dht::Value v(dht::Blob {1, 2, 3});
+        dht::Value v(dht::Blob{1, 2, 3});
         v.sign(*loaded.first);
         CPPUNIT_ASSERT(v.checkSignature());
     }
@@ -230,7 +234,7 @@ public:
         dht::crypto::Identity a, b, out;
         CPPUNIT_ASSERT(createIdentity(dir_ + "/a", ecOptions(), a));
         CPPUNIT_ASSERT(createIdentity(dir_ + "/b", ecOptions(), b));
-        auto st = loadIdentity(dhtgate::tls::IdentityFiles {dir_ + "/a.pem", dir_ + "/b.crt"}, "", out);
+        auto st = loadIdentity(dhtgate::tls::IdentityFiles{dir_ + "/a.pem", dir_ + "/b.crt"}, "", out);
         CPPUNIT_ASSERT(st.code == dhtgate::errc::invalid_identity);
         CPPUNIT_ASSERT_MESSAGE(st.message, contains(st.message, "does not match"));
         CPPUNIT_ASSERT(!out.first);

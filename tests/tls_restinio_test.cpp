@@ -11,9 +11,9 @@
 #include <asio/ssl/stream.hpp>
 #include <asio/write.hpp>
 #include <cppunit/extensions/HelperMacros.h>
+#include <opendht/http.h>
 #include <restinio/all.hpp>
 #include <restinio/tls.hpp>
-#include <opendht/http.h>
 
 #include <chrono>
 #include <filesystem>
@@ -60,16 +60,17 @@ private:
         if (ec)
             return done(ec);
         auto self = shared_from_this();
-        stream_.async_handshake(asio::ssl::stream_base::client, [self](std::error_code ec) { self->onHandshake(ec); });
+        stream_.async_handshake(asio::ssl::stream_base::client,
+                                [self](std::error_code hec) { self->onHandshake(hec); });
     }
     void onHandshake(std::error_code ec) {
         result_.verifyReason = dhtgate::tls::verifyFailureReason(stream_.native_handle());
         if (ec)
             return done(ec);
         auto self = shared_from_this();
-        asio::async_write(stream_, asio::buffer(request_), [self](std::error_code ec, std::size_t) {
-            if (ec)
-                return self->done(ec);
+        asio::async_write(stream_, asio::buffer(request_), [self](std::error_code wec, std::size_t) {
+            if (wec)
+                return self->done(wec);
             asio::async_read(self->stream_, asio::dynamic_buffer(self->result_.response),
                              [self](std::error_code, std::size_t) { self->done({}); });
         });
@@ -106,8 +107,8 @@ public:
             .acceptor_post_bind_hook(
                 [&](tcp::acceptor& acceptor) { portPromise.set_value(acceptor.local_endpoint().port()); })
             .request_handler([](auto req) { return req->create_response().set_body("hello over tls").done(); });
-        server_ = std::make_unique<restinio::http_server_t<Traits>>(restinio::external_io_context(io_),
-                                                                     std::move(settings));
+        server_ =
+            std::make_unique<restinio::http_server_t<Traits>>(restinio::external_io_context(io_), std::move(settings));
         asio::post(io_, [this] { server_->open_sync(); });
         thread_ = std::thread([this] { io_.run(); });
         if (portFuture.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
@@ -135,7 +136,7 @@ private:
     asio::io_context io_;
     std::unique_ptr<restinio::http_server_t<Traits>> server_;
     std::thread thread_;
-    std::uint16_t port_ {0};
+    std::uint16_t port_{0};
 };
 
 } // namespace
@@ -241,7 +242,7 @@ private:
         const bool ready = result.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
         io.stop();
         thread.join();
-        return ready ? result.get() : std::pair<unsigned, std::string> {0, ""};
+        return ready ? result.get() : std::pair<unsigned, std::string>{0, ""};
     }
 };
 CPPUNIT_TEST_SUITE_REGISTRATION(TlsRestinioTest);

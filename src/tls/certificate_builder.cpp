@@ -29,7 +29,9 @@ unsigned ipBytes(const std::string& host, unsigned char (&buf)[16]) {
     return 0;
 }
 
-std::time_t offsetFromNow(std::chrono::seconds offset) { return std::time(nullptr) + offset.count(); }
+std::time_t offsetFromNow(std::chrono::seconds offset) {
+    return std::time(nullptr) + offset.count();
+}
 
 // Collects the first failing GnuTLS step; later steps on a half-built certificate are harmless.
 struct Steps {
@@ -81,8 +83,8 @@ Status build(const dht::crypto::PrivateKey& key, const CertificateSpec& spec, co
     }
     if (spec.isCa) {
         ok(gnutls_x509_crt_set_basic_constraints(crt, 1, -1), "basic constraints");
-        ok(gnutls_x509_crt_set_key_usage(crt, GNUTLS_KEY_KEY_CERT_SIGN | GNUTLS_KEY_CRL_SIGN |
-                                                  GNUTLS_KEY_DIGITAL_SIGNATURE),
+        ok(gnutls_x509_crt_set_key_usage(crt,
+                                         GNUTLS_KEY_KEY_CERT_SIGN | GNUTLS_KEY_CRL_SIGN | GNUTLS_KEY_DIGITAL_SIGNATURE),
            "key usage");
     } else {
         // digitalSignature for (EC)DHE, keyEncipherment for RSA key transport, dataEncipherment as

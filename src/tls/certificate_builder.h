@@ -17,14 +17,14 @@
 namespace dhtgate::tls {
 
 struct CertificateSpec {
-    std::string commonName {"dhtgate"};
+    std::string commonName{"dhtgate"};
     /// subjectAltName entries: IP literals ("127.0.0.1", "::1") become IP entries, anything else a
     /// DNS entry. Empty: no subjectAltName (peers can then only match the common name).
     std::vector<std::string> hostNames;
     /// Validity window relative to now. A negative `notAfter` yields an expired certificate.
-    std::chrono::seconds notBefore {-std::chrono::hours(1)};
-    std::chrono::seconds notAfter {std::chrono::hours(24 * 365 * 10)};
-    bool isCa {false}; ///< CA:TRUE + keyCertSign/cRLSign instead of a TLS end-entity certificate
+    std::chrono::seconds notBefore{-std::chrono::hours(1)};
+    std::chrono::seconds notAfter{std::chrono::hours(24 * 365 * 10)};
+    bool isCa{false}; ///< CA:TRUE + keyCertSign/cRLSign instead of a TLS end-entity certificate
 };
 
 /// Signs a certificate for `key` with `issuer` (its certificate becomes the result's issuer), or

@@ -17,7 +17,7 @@ namespace {
 
 // Owns a gnutls_datum_t filled by a gnutls_*_export2 call; wipes it because it may hold a key.
 struct GnutlsDatum {
-    gnutls_datum_t d {nullptr, 0};
+    gnutls_datum_t d{nullptr, 0};
     GnutlsDatum() = default;
     GnutlsDatum(const GnutlsDatum&) = delete;
     GnutlsDatum& operator=(const GnutlsDatum&) = delete;
@@ -30,7 +30,9 @@ struct GnutlsDatum {
     std::string str() const { return std::string(reinterpret_cast<const char*>(d.data), d.size); }
 };
 
-std::string gnutlsError(int err) { return gnutls_strerror(err); }
+std::string gnutlsError(int err) {
+    return gnutls_strerror(err);
+}
 
 Status certificatePem(gnutls_x509_crt_t crt, std::string& out) {
     GnutlsDatum pem;
@@ -72,18 +74,6 @@ Status keyPkcs8(const dht::crypto::PrivateKey& key, std::string& out) {
     return Status::ok();
 }
 
-Status parseKey(const std::string& pem, EvpPkeyPtr& out) {
-    if (pem.size() > INT_MAX)
-        return Status::fail(errc::invalid_identity, "private key too large");
-    BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-    // An empty password callback result: an unencrypted key never asks, an encrypted one fails.
-    EvpPkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, const_cast<char*>("")) : nullptr);
-    if (!key)
-        return Status::fail(errc::invalid_identity, "OpenSSL cannot read the private key: " + takeOpenSslErrors());
-    out = std::move(key);
-    return Status::ok();
-}
-
 Status exportIdentityImpl(const dht::crypto::Identity& id, OpenSslIdentity& out) {
     if (!id.first || !*id.first)
         return Status::fail(errc::invalid_identity, "the identity has no private key");
@@ -93,7 +83,7 @@ Status exportIdentityImpl(const dht::crypto::Identity& id, OpenSslIdentity& out)
     OpenSslIdentity result;
     if (auto s = keyPkcs8(*id.first, result.keyPem); !s)
         return s;
-    if (auto s = parseKey(result.keyPem, result.key); !s)
+    if (auto s = parsePemPrivateKey(result.keyPem, result.key); !s)
         return s;
 
     for (const dht::crypto::Certificate* c = id.second.get(); c && c->cert; c = c->issuer.get()) {

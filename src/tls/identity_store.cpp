@@ -20,9 +20,13 @@ namespace {
 // Identity files are a few KiB; anything much larger is not one (and must not be slurped).
 constexpr off_t kMaxFileSize = 1 << 20;
 
-Status fail(const std::string& message) { return Status::fail(errc::invalid_identity, message); }
+Status fail(const std::string& message) {
+    return Status::fail(errc::invalid_identity, message);
+}
 
-std::string quoted(const std::string& path) { return "'" + path + "'"; }
+std::string quoted(const std::string& path) {
+    return "'" + path + "'";
+}
 
 // Wipes a buffer that held key material when it goes out of scope.
 struct Wipe {
@@ -34,7 +38,7 @@ struct Wipe {
 };
 
 struct Fd {
-    int fd {-1};
+    int fd{-1};
     ~Fd() {
         if (fd >= 0)
             ::close(fd);
@@ -83,8 +87,8 @@ Status parseKey(const std::string& text, const std::string& password, const std:
     gnutls_x509_privkey_t key = nullptr;
     if (int err = gnutls_x509_privkey_init(&key))
         return fail(std::string("cannot read the private key: ") + gnutls_strerror(err));
-    const gnutls_datum_t data {reinterpret_cast<unsigned char*>(const_cast<char*>(text.data())),
-                               static_cast<unsigned>(text.size())};
+    const gnutls_datum_t data{reinterpret_cast<unsigned char*>(const_cast<char*>(text.data())),
+                              static_cast<unsigned>(text.size())};
     const char* pw = password.empty() ? nullptr : password.c_str();
     int err = gnutls_x509_privkey_import2(key, &data, GNUTLS_X509_FMT_PEM, pw, 0);
     if (err != GNUTLS_E_SUCCESS && err != GNUTLS_E_DECRYPTION_FAILED)
@@ -92,8 +96,9 @@ Status parseKey(const std::string& text, const std::string& password, const std:
     if (err != GNUTLS_E_SUCCESS) {
         gnutls_x509_privkey_deinit(key);
         if (err == GNUTLS_E_DECRYPTION_FAILED)
-            return fail("private key file " + quoted(path) +
-                        (password.empty() ? " is encrypted: a password is needed" : " cannot be decrypted: wrong password"));
+            return fail(
+                "private key file " + quoted(path) +
+                (password.empty() ? " is encrypted: a password is needed" : " cannot be decrypted: wrong password"));
         return fail("private key file " + quoted(path) + " is corrupt or not a private key (" + gnutls_strerror(err) +
                     ")");
     }
@@ -118,7 +123,7 @@ Status parseCertificate(const std::string& text, const std::string& path,
 
 Status load(const IdentityFiles& files, const std::string& password, dht::crypto::Identity& out) {
     std::string keyText, certText;
-    Wipe wipe {keyText};
+    Wipe wipe{keyText};
     if (auto s = readFile(files.key, "private key", keyText); !s)
         return s;
     if (auto s = readFile(files.certificate, "certificate", certText); !s)
@@ -166,11 +171,11 @@ Status writeNewFile(const std::string& path, const std::string& data) {
 }
 
 Status exportKey(const dht::crypto::PrivateKey& key, const std::string& password, std::string& out) {
-    gnutls_datum_t pem {nullptr, 0};
-    int err = password.empty()
-                  ? gnutls_x509_privkey_export2_pkcs8(key.x509_key, GNUTLS_X509_FMT_PEM, nullptr, GNUTLS_PKCS_PLAIN, &pem)
-                  : gnutls_x509_privkey_export2_pkcs8(key.x509_key, GNUTLS_X509_FMT_PEM, password.c_str(),
-                                                      GNUTLS_PKCS_PBES2_AES_256, &pem);
+    gnutls_datum_t pem{nullptr, 0};
+    int err = password.empty() ? gnutls_x509_privkey_export2_pkcs8(key.x509_key, GNUTLS_X509_FMT_PEM, nullptr,
+                                                                   GNUTLS_PKCS_PLAIN, &pem)
+                               : gnutls_x509_privkey_export2_pkcs8(key.x509_key, GNUTLS_X509_FMT_PEM, password.c_str(),
+                                                                   GNUTLS_PKCS_PBES2_AES_256, &pem);
     if (err)
         return fail(std::string("cannot export the private key: ") + gnutls_strerror(err));
     out.assign(reinterpret_cast<const char*>(pem.data), pem.size);
@@ -185,9 +190,9 @@ Status create(const IdentityFiles& files, const CreateIdentityOptions& options, 
         if (exists(path))
             return fail("identity file " + quoted(path) + " already exists; not overwriting it");
 
-    auto key = std::make_shared<dht::crypto::PrivateKey>(
-        options.keyType == CreateIdentityOptions::KeyType::ec ? dht::crypto::PrivateKey::generateEC()
-                                                              : dht::crypto::PrivateKey::generate(options.rsaBits));
+    auto key = std::make_shared<dht::crypto::PrivateKey>(options.keyType == CreateIdentityOptions::KeyType::ec
+                                                             ? dht::crypto::PrivateKey::generateEC()
+                                                             : dht::crypto::PrivateKey::generate(options.rsaBits));
     CertificateSpec spec;
     spec.commonName = options.name;
     spec.hostNames = options.hostNames;
@@ -196,7 +201,7 @@ Status create(const IdentityFiles& files, const CreateIdentityOptions& options, 
         return s;
 
     std::string keyText;
-    Wipe wipe {keyText};
+    Wipe wipe{keyText};
     if (auto s = exportKey(*key, options.password, keyText); !s)
         return s;
     const std::string certText = cert->toString(true);
@@ -215,7 +220,9 @@ Status create(const IdentityFiles& files, const CreateIdentityOptions& options, 
 
 } // namespace
 
-IdentityFiles identityFiles(const std::string& prefix) { return {prefix + ".pem", prefix + ".crt"}; }
+IdentityFiles identityFiles(const std::string& prefix) {
+    return {prefix + ".pem", prefix + ".crt"};
+}
 
 Status loadIdentity(const IdentityFiles& files, const std::string& password, dht::crypto::Identity& out) noexcept {
     try {

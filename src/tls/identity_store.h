@@ -36,13 +36,13 @@ inline Status loadIdentity(const std::string& prefix, const std::string& passwor
 
 struct CreateIdentityOptions {
     enum class KeyType { rsa, ec };
-    std::string name {"dhtgate"}; ///< certificate common name
+    std::string name{"dhtgate"}; ///< certificate common name
     /// subjectAltName entries (DNS names or IP literals) so HTTPS clients can check the host name.
-    std::vector<std::string> hostNames {"localhost", "127.0.0.1", "::1"};
+    std::vector<std::string> hostNames{"localhost", "127.0.0.1", "::1"};
     /// RSA by default: OpenDHT 2.x verifies value signatures as RSA-SHA512 only, so an EC identity
     /// serves HTTPS but cannot sign values that 2.x nodes accept. EC is much faster to generate.
-    KeyType keyType {KeyType::rsa};
-    unsigned rsaBits {4096};
+    KeyType keyType{KeyType::rsa};
+    unsigned rsaBits{4096};
     std::string password; ///< encrypts the key file when not empty
 };
 

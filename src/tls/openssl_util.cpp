@@ -10,9 +10,15 @@
 
 namespace dhtgate::tls {
 
-void X509Deleter::operator()(X509* x) const noexcept { X509_free(x); }
-void EvpPkeyDeleter::operator()(EVP_PKEY* k) const noexcept { EVP_PKEY_free(k); }
-void BioDeleter::operator()(BIO* b) const noexcept { BIO_free(b); }
+void X509Deleter::operator()(X509* x) const noexcept {
+    X509_free(x);
+}
+void EvpPkeyDeleter::operator()(EVP_PKEY* k) const noexcept {
+    EVP_PKEY_free(k);
+}
+void BioDeleter::operator()(BIO* b) const noexcept {
+    BIO_free(b);
+}
 
 X509Ptr shareX509(X509* x) noexcept {
     if (x)
@@ -63,6 +69,19 @@ Status parsePemCertificates(const std::string& pem, std::vector<X509Ptr>& out) {
     ERR_clear_error();
     if (out.empty())
         return Status::fail(errc::invalid_identity, "no PEM certificate found");
+    return Status::ok();
+}
+
+Status parsePemPrivateKey(const std::string& pem, EvpPkeyPtr& out) {
+    ERR_clear_error();
+    if (pem.size() > INT_MAX)
+        return Status::fail(errc::invalid_identity, "private key too large");
+    BioPtr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+    // An empty passphrase: an unencrypted key never asks for one, an encrypted one fails.
+    EvpPkeyPtr key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, const_cast<char*>("")) : nullptr);
+    if (!key)
+        return Status::fail(errc::invalid_identity, "cannot read the private key: " + takeOpenSslErrors());
+    out = std::move(key);
     return Status::ok();
 }
 

@@ -52,6 +52,10 @@ std::string takeOpenSslErrors();
 /// Parses every PEM certificate in `pem`, in order. Fails if there is none or one is malformed.
 Status parsePemCertificates(const std::string& pem, std::vector<X509Ptr>& out);
 
+/// Parses an unencrypted PEM private key (PKCS#8 or traditional). Fails on anything else,
+/// including an encrypted key.
+Status parsePemPrivateKey(const std::string& pem, EvpPkeyPtr& out);
+
 /// PEM text of one certificate.
 Status toPem(X509* cert, std::string& out);
 

@@ -71,18 +71,34 @@ int verifyPinned(int preverified, X509_STORE_CTX* store_ctx) {
            isPinnedAnchor(store_ctx, X509_STORE_CTX_get_current_cert(store_ctx));
 }
 
+Status useKeyAndChain(SSL_CTX* ctx, X509* leaf, const std::vector<X509Ptr>& issuers, EVP_PKEY* key) {
+    if (SSL_CTX_use_certificate(ctx, leaf) != 1)
+        return openSslFailure(errc::invalid_identity, "OpenSSL refuses the certificate");
+    for (const auto& issuer : issuers)
+        if (SSL_CTX_add1_chain_cert(ctx, issuer.get()) != 1)
+            return openSslFailure(errc::invalid_identity, "OpenSSL refuses an issuer certificate");
+    if (SSL_CTX_use_PrivateKey(ctx, key) != 1 || SSL_CTX_check_private_key(ctx) != 1)
+        return openSslFailure(errc::invalid_identity, "the private key does not match the certificate");
+    return Status::ok();
+}
+
 Status useIdentity(SSL_CTX* ctx, const dht::crypto::Identity& identity) {
     OpenSslIdentity id;
     if (auto s = exportIdentity(identity, id); !s)
         return s;
-    if (SSL_CTX_use_certificate(ctx, id.certificate.get()) != 1)
-        return openSslFailure(errc::invalid_identity, "OpenSSL refuses the certificate");
-    for (const auto& issuer : id.issuers)
-        if (SSL_CTX_add1_chain_cert(ctx, issuer.get()) != 1)
-            return openSslFailure(errc::invalid_identity, "OpenSSL refuses an issuer certificate");
-    if (SSL_CTX_use_PrivateKey(ctx, id.key.get()) != 1 || SSL_CTX_check_private_key(ctx) != 1)
-        return openSslFailure(errc::invalid_identity, "OpenSSL refuses the private key");
-    return Status::ok();
+    return useKeyAndChain(ctx, id.certificate.get(), id.issuers, id.key.get());
+}
+
+Status usePemIdentity(SSL_CTX* ctx, const std::string& chainPem, const std::string& keyPem) {
+    std::vector<X509Ptr> chain;
+    if (auto s = parsePemCertificates(chainPem, chain); !s)
+        return Status::fail(errc::invalid_identity, "client certificate: " + s.message);
+    EvpPkeyPtr key;
+    if (auto s = parsePemPrivateKey(keyPem, key); !s)
+        return Status::fail(errc::invalid_identity, "client key: " + s.message);
+    X509Ptr leaf = std::move(chain.front());
+    chain.erase(chain.begin());
+    return useKeyAndChain(ctx, leaf.get(), chain, key.get());
 }
 
 Status buildServer(const ServerTlsOptions& options, std::optional<asio::ssl::context>& out) {
@@ -136,7 +152,7 @@ Status buildClient(const ClientTlsOptions& options, std::optional<asio::ssl::con
     if (auto s = commonSetup(ctx); !s)
         return s;
 
-    const bool pinned = !options.trusted.empty() || !options.trustedFile.empty();
+    const bool pinned = !options.trusted.empty() || !options.trustedFile.empty() || !options.trustedPem.empty();
     X509_STORE* store = SSL_CTX_get_cert_store(ctx);
     for (const auto& cert : options.trusted) {
         if (!cert || !*cert)
@@ -146,6 +162,14 @@ Status buildClient(const ClientTlsOptions& options, std::optional<asio::ssl::con
     }
     if (!options.trustedFile.empty() && SSL_CTX_load_verify_locations(ctx, options.trustedFile.c_str(), nullptr) != 1)
         return openSslFailure(errc::invalid_config, "cannot load trusted certificates from " + options.trustedFile);
+    if (!options.trustedPem.empty()) {
+        std::vector<X509Ptr> certs;
+        if (auto s = parsePemCertificates(options.trustedPem, certs); !s)
+            return Status::fail(errc::invalid_config, "trusted certificates: " + s.message);
+        for (const auto& cert : certs)
+            if (X509_STORE_add_cert(store, cert.get()) != 1)
+                return openSslFailure(errc::invalid_config, "cannot add a trusted certificate");
+    }
     if (pinned)
         X509_STORE_set_flags(store, X509_V_FLAG_PARTIAL_CHAIN);
     else if (auto s = useSystemStore(ctx); !s)
@@ -156,9 +180,13 @@ Status buildClient(const ClientTlsOptions& options, std::optional<asio::ssl::con
     else
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, pinned ? verifyPinned : nullptr);
 
-    if (options.clientIdentity.first || options.clientIdentity.second)
+    if (options.clientIdentity.first || options.clientIdentity.second) {
         if (auto s = useIdentity(ctx, options.clientIdentity); !s)
             return s;
+    } else if (!options.clientCertificatePem.empty() || !options.clientKeyPem.empty()) {
+        if (auto s = usePemIdentity(ctx, options.clientCertificatePem, options.clientKeyPem); !s)
+            return s;
+    }
     out.emplace(std::move(context));
     return Status::ok();
 }
@@ -194,7 +222,9 @@ Status prepareClientSession(SSL* ssl, const std::string& host, bool verifyHost) 
         if (bare.empty())
             return Status::fail(errc::invalid_url, "empty host name");
         const bool ip = isIpLiteral(bare);
-        if (!ip && SSL_set_tlsext_host_name(ssl, bare.c_str()) != 1)
+        // SSL_set_tlsext_host_name is a macro with a C cast; this is its expansion.
+        if (!ip && SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                            const_cast<char*>(bare.c_str())) != 1)
             return openSslFailure(errc::invalid_config, "cannot set SNI to " + bare);
         if (!verifyHost)
             return Status::ok();

@@ -25,7 +25,7 @@ struct ServerTlsOptions {
     /// Request a client certificate, verified against these anchors (each certificate and its
     /// issuers). Empty (the default, like the reference): no client certificate is requested.
     std::vector<std::shared_ptr<dht::crypto::Certificate>> clientCas;
-    bool requireClientCertificate {false}; ///< with clientCas: refuse clients without a certificate
+    bool requireClientCertificate{false}; ///< with clientCas: refuse clients without a certificate
 };
 
 /// TLS 1.2 minimum, no renegotiation, no compression, forward-secret AEAD ciphers for TLS 1.2,
@@ -41,14 +41,20 @@ struct ClientTlsOptions {
     /// A PEM file of certificates to trust instead of the system store (e.g. a proxy's `id.crt`).
     /// May be combined with `trusted`.
     std::string trustedFile;
+    /// PEM text of certificates to trust instead of the system store. May be combined with the above.
+    std::string trustedPem;
     /// Skip every server-certificate check. Never the default: only for explicit user opt-in.
-    bool insecureSkipVerify {false};
+    bool insecureSkipVerify{false};
     /// Presented to servers that ask for a client certificate. Empty: none.
     dht::crypto::Identity clientIdentity;
+    /// The same in PEM form (chain leaf first; unencrypted key), e.g. OpenSslIdentity::chainPem
+    /// and keyPem. Used when clientIdentity is empty.
+    std::string clientCertificatePem;
+    std::string clientKeyPem;
 };
 
-/// TLS 1.2 minimum; verifies the server chain against the system CAs unless `trusted` /
-/// `trustedFile` pin anchors. The system store is, as in OpenDHT's client, the file named by the
+/// TLS 1.2 minimum; verifies the server chain against the system CAs unless `trusted`,
+/// `trustedFile` or `trustedPem` pin anchors. The system store is, as in OpenDHT's client, the file named by the
 /// environment variable CA_ROOT_FILE or the directory CA_ROOT_PATH if set, else OpenSSL's default
 /// paths (which honour SSL_CERT_FILE / SSL_CERT_DIR).
 /// Host names are checked per connection: call prepareClientSession on each new stream.

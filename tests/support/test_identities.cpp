@@ -6,7 +6,9 @@
 
 namespace dhtgate::test {
 
-dht::crypto::Identity makeCa(const std::string& name) { return dht::crypto::generateEcIdentity(name, {}, true); }
+dht::crypto::Identity makeCa(const std::string& name) {
+    return dht::crypto::generateEcIdentity(name, {}, true);
+}
 
 dht::crypto::Identity makeLeaf(const dht::crypto::Identity& ca, const LeafSpec& spec) {
     auto key = std::make_shared<dht::crypto::PrivateKey>(dht::crypto::PrivateKey::generateEC());

@@ -12,12 +12,12 @@
 namespace dhtgate::test {
 
 struct LeafSpec {
-    std::string commonName {"dhtgate-test"};
+    std::string commonName{"dhtgate-test"};
     std::vector<std::string> dnsNames;    ///< subjectAltName DNS entries
     std::vector<std::string> ipAddresses; ///< subjectAltName IP entries, textual ("127.0.0.1", "::1")
     /// Validity window relative to now; a negative `notAfter` makes an expired certificate.
-    std::chrono::seconds notBefore {-std::chrono::hours(1)};
-    std::chrono::seconds notAfter {std::chrono::hours(24)};
+    std::chrono::seconds notBefore{-std::chrono::hours(1)};
+    std::chrono::seconds notAfter{std::chrono::hours(24)};
 };
 
 /// A self-signed EC CA identity (basicConstraints CA:TRUE, keyCertSign).
