@@ -43,7 +43,7 @@ std::future<Result> send(Client& client, Request req, std::atomic<int>* calls = 
 }
 
 Result get(std::future<Result> f) {
-    CPPUNIT_ASSERT(f.wait_for(5s) == std::future_status::ready);
+    CPPUNIT_ASSERT(f.wait_for(15s) == std::future_status::ready);
     return f.get();
 }
 
@@ -110,6 +110,21 @@ public:
         auto r = get(send(client, Request("GET", server.url("/chunked"))));
         CPPUNIT_ASSERT(!r.ec);
         CPPUNIT_ASSERT_EQUAL("abc\n" + std::string(40000, 'x'), r.response.body);
+        // onData sees the decoded body (chunk framing removed) and nothing is accumulated.
+        std::string streamed;
+        r = get(send(client, Request("GET", server.url("/chunked")).setOnData([&](std::string_view d) {
+            streamed.append(d);
+            return true;
+        })));
+        CPPUNIT_ASSERT(!r.ec && r.response.body.empty());
+        CPPUNIT_ASSERT_EQUAL("abc\n" + std::string(40000, 'x'), streamed);
+        // HEAD: headers only, even with a Content-Length; the connection stays usable.
+        ScriptedServer head([](const std::string&, int, int) {
+            return Reply{"HTTP/1.1 200 OK\r\nContent-Length: 1234\r\n\r\n", Reply::After::keepReading};
+        });
+        CPPUNIT_ASSERT(!get(send(client, Request("HEAD", head.url()))).ec);
+        CPPUNIT_ASSERT(!get(send(client, Request("HEAD", head.url()))).ec);
+        CPPUNIT_ASSERT_EQUAL(1, head.acceptedConnections());
         r = get(send(client, Request("GET", server.url("/close"))));
         CPPUNIT_ASSERT(!r.ec);
         CPPUNIT_ASSERT_EQUAL(std::string("all until close"), r.response.body);
@@ -143,6 +158,20 @@ public:
             CPPUNIT_ASSERT_EQUAL(std::to_string(i), r.response.body);
         }
         CPPUNIT_ASSERT_EQUAL(1, server.acceptedConnections());
+        // Two requests in flight need two connections; both are kept (limit 4 per host) and reused.
+        auto a = send(client, Request("GET", server.url("/a")));
+        auto b = send(client, Request("GET", server.url("/b")));
+        CPPUNIT_ASSERT(!get(std::move(a)).ec && !get(std::move(b)).ec);
+        CPPUNIT_ASSERT_EQUAL(2, server.acceptedConnections());
+        auto c = send(client, Request("GET", server.url("/c")));
+        auto d = send(client, Request("GET", server.url("/d")));
+        CPPUNIT_ASSERT(!get(std::move(c)).ec && !get(std::move(d)).ec);
+        CPPUNIT_ASSERT_EQUAL(2, server.acceptedConnections());
+        // A pool bounded to zero idle connections never reuses.
+        Client noPool(ClientOptions().setMaxIdlePerHost(0));
+        for (int i = 0; i < 3; ++i)
+            CPPUNIT_ASSERT(!get(send(noPool, Request("GET", server.url("/x")))).ec);
+        CPPUNIT_ASSERT_EQUAL(5, server.acceptedConnections());
         // Connection: close from the server is honoured: no reuse.
         ScriptedServer closing([](const std::string&, int, int) {
             return Reply{ScriptedServer::ok("x", "Connection: close\r\n"), Reply::After::close};
@@ -160,7 +189,7 @@ public:
         });
         Client client;
         CPPUNIT_ASSERT(!get(send(client, Request("GET", server.url()))).ec);
-        CPPUNIT_ASSERT(server.waitForClose(0, 5s));
+        CPPUNIT_ASSERT(server.waitForClose(0, 15s));
         auto r = get(send(client, Request("GET", server.url())));
         CPPUNIT_ASSERT(!r.ec);
         CPPUNIT_ASSERT_EQUAL(std::string("ok"), r.response.body);
@@ -252,7 +281,7 @@ public:
         });
         inSend = false;
         auto f = p.get_future();
-        CPPUNIT_ASSERT(f.wait_for(5s) == std::future_status::ready);
+        CPPUNIT_ASSERT(f.wait_for(15s) == std::future_status::ready);
         CPPUNIT_ASSERT_EQUAL(make_error_code(errc::invalid_url), f.get());
         CPPUNIT_ASSERT(!calledInside);
     }
@@ -339,9 +368,9 @@ public:
             return true;
         }),
                       &calls, &h);
-        CPPUNIT_ASSERT(gotHeaders.get_future().wait_for(5s) == std::future_status::ready);
+        CPPUNIT_ASSERT(gotHeaders.get_future().wait_for(15s) == std::future_status::ready);
         h.cancel();
-        CPPUNIT_ASSERT(server.waitForClose(0, 5s));
+        CPPUNIT_ASSERT(server.waitForClose(0, 15s));
         server.send(0, std::string(993, 'y'));
         drain(client, server);
         CPPUNIT_ASSERT_EQUAL(0, calls.load());
@@ -368,11 +397,11 @@ public:
             return true;
         }),
                       &calls, &h);
-        CPPUNIT_ASSERT(server.waitForRequests(1, 5s));
+        CPPUNIT_ASSERT(server.waitForRequests(1, 15s));
         // Two lines in one chunk: the second line cancels, the third must never be delivered.
         server.send(0, ScriptedServer::chunk("2\n3\n"));
-        CPPUNIT_ASSERT(second.get_future().wait_for(5s) == std::future_status::ready);
-        CPPUNIT_ASSERT(server.waitForClose(0, 5s));
+        CPPUNIT_ASSERT(second.get_future().wait_for(15s) == std::future_status::ready);
+        CPPUNIT_ASSERT(server.waitForClose(0, 15s));
         drain(client, server);
         CPPUNIT_ASSERT_EQUAL(2, lines.load());
         CPPUNIT_ASSERT_EQUAL(0, calls.load());

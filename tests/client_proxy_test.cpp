@@ -80,7 +80,7 @@ public:
         std::promise<std::error_code> p;
         client.stats([&](std::error_code e, ProxyStats) { p.set_value(e); });
         auto f = p.get_future();
-        CPPUNIT_ASSERT(f.wait_for(5s) == std::future_status::ready);
+        CPPUNIT_ASSERT(f.wait_for(15s) == std::future_status::ready);
         CPPUNIT_ASSERT_EQUAL(make_error_code(errc::bad_response), f.get());
     }
 
@@ -99,7 +99,7 @@ public:
         std::promise<ProxyClient::Values> p;
         client.get(kKey, dht::Value::Id(2), [&](std::error_code, ProxyClient::Values v) { p.set_value(v); });
         auto f = p.get_future();
-        CPPUNIT_ASSERT(f.wait_for(5s) == std::future_status::ready);
+        CPPUNIT_ASSERT(f.wait_for(15s) == std::future_status::ready);
         auto byId = f.get();
         CPPUNIT_ASSERT_EQUAL(std::size_t(1), byId.size());
         CPPUNIT_ASSERT_EQUAL(std::string("b"), text(*byId[0]));

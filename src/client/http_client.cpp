@@ -7,6 +7,7 @@
 #include <asio/post.hpp>
 #include <http_parser.h>
 
+#include <cstdlib>
 #include <strings.h>
 #include <thread>
 
@@ -20,10 +21,15 @@ ClientImpl::ClientImpl(asio::io_context& ioContext, ClientOptions opts)
                       asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
     if (options.verifyPeer) {
         tls_->set_verify_mode(asio::ssl::verify_peer | asio::ssl::verify_fail_if_no_peer_cert);
-        if (options.caPem.empty())
-            tls_->set_default_verify_paths();
-        else
+        if (!options.caPem.empty()) {
             tls_->add_certificate_authority(asio::buffer(options.caPem));
+        } else if (const char* file = std::getenv("CA_ROOT_FILE"); file && *file) {
+            tls_->load_verify_file(file); // the OpenDHT client's override (spec §10.4)
+        } else if (const char* dir = std::getenv("CA_ROOT_PATH"); dir && *dir) {
+            tls_->add_verify_path(dir);
+        } else {
+            tls_->set_default_verify_paths();
+        }
     } else {
         tls_->set_verify_mode(asio::ssl::verify_none);
     }

@@ -76,7 +76,14 @@ bool ListenSession::deliver(const std::shared_ptr<dht::Value>& value, bool expir
     }
     if (filter_ && !filter_(*value))
         return true;
-    bool keep = callback_({value}, expired);
+    bool keep = true;
+    try {
+        keep = callback_({value}, expired);
+    } catch (const std::exception& e) {
+        // A throwing callback must not kill the stream (no exception may reach the event loop).
+        if (auto owner = owner_.lock())
+            owner->options.logger.error("[proxy-client] [listen:{}] callback threw: {}", token_, e.what());
+    }
     if (!keep && !cancelled_) {
         if (auto owner = owner_.lock())
             owner->cancelListen(token_);

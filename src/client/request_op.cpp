@@ -50,6 +50,7 @@ void RequestOp::start() {
     client_->options.logger.debug("[client] [req:{}] {} {}", id_, request_.method, request_.url);
 
     const bool streaming = request_.onData || request_.onLine;
+    parser_.reset(request_.method == "HEAD");
     parser_.setMaxHeaderSize(std::min<std::size_t>(opt.maxResponseSize, 80 * 1024));
     parser_.setMaxBodySize(streaming ? 0 : opt.maxResponseSize);
     parser_.onHeaders = [this] { return guarded([this] { return deliverHeaders(); }); };

@@ -2,6 +2,7 @@
 
 #include <asio/post.hpp>
 #include <asio/read.hpp>
+#include <asio/ssl/stream.hpp>
 #include <asio/write.hpp>
 
 #include <deque>
@@ -14,7 +15,17 @@ public:
     Session(ScriptedServer& server, asio::ip::tcp::socket socket, int index)
         : server_(server), socket_(std::move(socket)), index_(index) {}
 
-    void start() { read(); }
+    void start() {
+        if (!server_.tls_)
+            return read();
+        tls_ = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket>>(std::move(socket_), *server_.tls_);
+        auto self = shared_from_this();
+        tls_->async_handshake(asio::ssl::stream_base::server, [this, self](std::error_code ec) {
+            if (ec)
+                return markClosed(); // e.g. the client rejected our certificate
+            read();
+        });
+    }
 
     void send(std::string bytes, Reply::After after) {
         queue_.push_back({std::move(bytes), after});
@@ -32,21 +43,25 @@ public:
 
     void close() {
         std::error_code ec;
-        socket_.shutdown(asio::socket_base::shutdown_both, ec);
-        socket_.close(ec);
+        lowest().shutdown(asio::socket_base::shutdown_both, ec);
+        lowest().close(ec);
     }
 
 private:
     void read() {
         auto self = shared_from_this();
-        socket_.async_read_some(asio::buffer(buf_), [this, self](std::error_code ec, std::size_t n) {
+        auto handler = [this, self](std::error_code ec, std::size_t n) {
             if (ec)
                 return markClosed();
             data_.append(buf_, n);
             if (!stalled_)
                 handleRequests();
             read();
-        });
+        };
+        if (tls_)
+            tls_->async_read_some(asio::buffer(buf_), std::move(handler));
+        else
+            socket_.async_read_some(asio::buffer(buf_), std::move(handler));
     }
 
     void handleRequests() {
@@ -83,7 +98,7 @@ private:
 
     void writeNext() {
         auto self = shared_from_this();
-        asio::async_write(socket_, asio::buffer(queue_.front().bytes), [this, self](std::error_code ec, std::size_t) {
+        auto handler = [this, self](std::error_code ec, std::size_t) {
             auto after = queue_.front().after;
             queue_.pop_front();
             if (ec)
@@ -94,8 +109,14 @@ private:
             }
             if (!queue_.empty())
                 writeNext();
-        });
+        };
+        if (tls_)
+            asio::async_write(*tls_, asio::buffer(queue_.front().bytes), std::move(handler));
+        else
+            asio::async_write(socket_, asio::buffer(queue_.front().bytes), std::move(handler));
     }
+
+    asio::ip::tcp::socket& lowest() { return tls_ ? tls_->next_layer() : socket_; }
 
     struct Out {
         std::string bytes;
@@ -103,6 +124,7 @@ private:
     };
     ScriptedServer& server_;
     asio::ip::tcp::socket socket_;
+    std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket>> tls_;
     int index_;
     int served_{0};
     bool stalled_{false};
@@ -113,7 +135,19 @@ private:
 
 ScriptedServer::ScriptedServer(Responder responder, bool ipv6)
     : acceptor_(io_), responder_(std::move(responder)), ipv6_(ipv6) {
-    asio::ip::tcp::endpoint ep(ipv6 ? asio::ip::make_address("::1") : asio::ip::make_address("127.0.0.1"), 0);
+    listen();
+}
+
+ScriptedServer::ScriptedServer(Responder responder, Tls tls)
+    : acceptor_(io_), responder_(std::move(responder)), ipv6_(false) {
+    tls_ = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
+    tls_->use_certificate_chain(asio::buffer(tls.chainPem));
+    tls_->use_private_key(asio::buffer(tls.keyPem), asio::ssl::context::pem);
+    listen();
+}
+
+void ScriptedServer::listen() {
+    asio::ip::tcp::endpoint ep(ipv6_ ? asio::ip::make_address("::1") : asio::ip::make_address("127.0.0.1"), 0);
     acceptor_.open(ep.protocol());
     acceptor_.set_option(asio::socket_base::reuse_address(true));
     acceptor_.bind(ep);
@@ -135,7 +169,8 @@ ScriptedServer::~ScriptedServer() {
 }
 
 std::string ScriptedServer::url(const std::string& path) const {
-    return std::string("http://") + (ipv6_ ? "[::1]" : "127.0.0.1") + ":" + std::to_string(port_) + path;
+    return std::string(tls_ ? "https://" : "http://") + (ipv6_ ? "[::1]" : "127.0.0.1") + ":" + std::to_string(port_) +
+           path;
 }
 
 void ScriptedServer::accept() {

@@ -8,6 +8,7 @@
 
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
+#include <asio/ssl/context.hpp>
 
 #include <atomic>
 #include <condition_variable>
@@ -33,7 +34,14 @@ public:
     /// connection; `index`: 0-based index of the request on that connection.
     using Responder = std::function<Reply(const std::string& request, int connection, int index)>;
 
+    /// TLS server identity in PEM (empty: plain HTTP).
+    struct Tls {
+        std::string chainPem;
+        std::string keyPem;
+    };
+
     explicit ScriptedServer(Responder responder, bool ipv6 = false);
+    ScriptedServer(Responder responder, Tls tls);
     ~ScriptedServer();
 
     std::uint16_t port() const { return port_; }
@@ -60,7 +68,10 @@ private:
     void accept();
     void notify();
 
+    void listen();
+
     asio::io_context io_;
+    std::unique_ptr<asio::ssl::context> tls_;
     asio::ip::tcp::acceptor acceptor_;
     Responder responder_;
     std::uint16_t port_{0};
