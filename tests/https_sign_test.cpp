@@ -57,6 +57,7 @@ public:
         auto recipientId = dht::crypto::generateIdentity("recipient", {}, 2048);
         TestDhtNode node;
         TestDhtNode checker; // independent, no identity
+        checker->forwardAllMessages(true); // also report values it cannot decrypt
         checker.bootstrapTo(node);
         // The recipient publishes its certificate (SecureDht does so at start-up).
         auto recipient = std::make_shared<dht::DhtRunner>();

@@ -125,6 +125,9 @@ public:
             log_.error("[server] invalid address '{}'", config_.address);
             return errc::invalid_config;
         }
+        // Without this OpenDHT's SecureDht drops encrypted values from get/listen results on a
+        // node without identity: a gateway relays them verbatim (spec §9).
+        dht_->forwardAllMessages(true);
         std::optional<asio::ssl::context> tlsContext;
         if (auto e = prepareTls(tlsContext))
             return e;
