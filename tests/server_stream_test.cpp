@@ -8,6 +8,7 @@
 
 #include <cppunit/extensions/HelperMacros.h>
 
+
 using namespace dhtgate::test;
 using namespace std::chrono_literals;
 

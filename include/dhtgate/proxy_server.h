@@ -5,10 +5,12 @@
 // Thread contract
 //  * All server state lives on one io_context thread (or, with `threads > 1`, behind one strand of
 //    the server's own pool). DhtRunner callbacks arrive on the DHT thread and are posted there.
-//  * start(), stop() and the destructor may be called from any thread, with one exception: with a
-//    caller-owned io_context, call start(io) either before io.run() starts or from a thread running
-//    io; stop() from the thread running io returns without waiting for the final stream chunks to be
-//    written (they are written as io keeps running).
+//  * start(), stop() and the destructor may be called from any thread (the server never runs user
+//    code on its own io threads), with these rules for a caller-owned io_context: call start(io)
+//    either before io.run() starts or from the thread running io; stop() from the thread running io
+//    returns without waiting for the final stream chunks to be written (they are written as io
+//    keeps running); stop() from another thread waits for them (up to min(write_timeout, 5 s); if io
+//    is not running at all, it shuts down from the calling thread after that delay).
 //  * port() and running() may be called from any thread after start() returned.
 //  * The DhtRunner must outlive the ProxyServer. A caller-owned io_context must outlive it too.
 #pragma once

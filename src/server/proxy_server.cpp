@@ -194,25 +194,25 @@ public:
         running_ = false;
         auto done = std::make_shared<std::promise<void>>();
         auto future = done->get_future();
-        auto shutdown = [ctx = ctx_, http = http_, https = https_, serveHttp = config_.serve_http, done] {
-            if (ctx->stopping())
-                return;
-            // Final chunks written and acceptor closed: then stop() may return.
-            WriteBarrier barrier([done] { done->set_value(); });
-            if (serveHttp)
-                http->closeAsync(barrier.token());
-            if (https)
-                https->closeAsync(barrier.token());
-            ctx->shutdown(barrier.token());
-        };
         const bool onIoThread = io_->get_executor().running_in_this_thread();
         if (onIoThread) {
             // Caller-owned io_context, called from its thread: cannot wait here.
             ctx_->shutdown({});
             closeListenersSync();
         } else {
-            
-            asio::post(ctx_->executor(), shutdown);
+            // Moved in: no copy holding the server may outlive the io_context below.
+            auto shutdown = [ctx = ctx_, http = http_, https = https_, serveHttp = config_.serve_http, done] {
+                if (ctx->stopping())
+                    return;
+                // Final chunks written and acceptor closed: then stop() may return.
+                WriteBarrier barrier([done] { done->set_value(); });
+                if (serveHttp)
+                    http->closeAsync(barrier.token());
+                if (https)
+                    https->closeAsync(barrier.token());
+                ctx->shutdown(barrier.token());
+            };
+            asio::post(ctx_->executor(), std::move(shutdown));
             const auto limit = std::min<std::chrono::milliseconds>(config_.write_timeout, std::chrono::seconds(5));
             if (future.wait_for(limit) != std::future_status::ready && !ownIo_ && !ctx_->stopping()) {
                 // The caller's io_context is not running: shut down from here.
@@ -223,6 +223,14 @@ public:
         }
         ctx_->close();
         if (ownIo_) {
+            // Let the cancelled accept (and what it queued) complete before the io_context goes:
+            // its handler holds RESTinio's acceptor, whose strand must die before the io_context.
+            for (int round = 0; round < 3; ++round) {
+                auto marker = std::make_shared<std::promise<void>>();
+                auto reached = marker->get_future();
+                asio::post(*ownIo_, [marker] { marker->set_value(); });
+                reached.wait_for(std::chrono::seconds(1));
+            }
             work_.reset();
             ownIo_->stop();
             for (auto& t : threads_)

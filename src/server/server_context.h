@@ -14,6 +14,7 @@
 #include <asio/post.hpp>
 #include <opendht/callbacks.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -55,6 +56,7 @@ public:
     GetOperations& gets() { return *gets_; }
     RequestStats& stats() { return stats_; }
 
+    /// Atomic: stop() reads it from its own thread when the io_context does not run.
     bool stopping() const { return stopping_; }
 
     /// Keeps a request waiting for a DHT callback. DHT-thread lambdas capture the returned id,
@@ -94,7 +96,7 @@ private:
     std::unique_ptr<PermanentPuts> puts_;
     std::unique_ptr<GetOperations> gets_;
     RequestStats stats_;
-    bool stopping_ {false};
+    std::atomic<bool> stopping_ {false};
 
     std::unordered_map<std::uint64_t, Request> parked_;
     std::uint64_t nextParkId_ {1};
