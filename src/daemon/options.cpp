@@ -77,7 +77,7 @@ const std::vector<OptionSpec>& specs() {
          count<std::size_t>(&ServerConfig::concurrent_accepts, 1, 1024)},
         {"identity", "PATH",
          "proxy identity: PATH.pem (private key) and PATH.crt (certificate); used for HTTPS, "
-         "sign/encrypt and the DHT node",
+         "sign/encrypt and node info (not given to the DHT node)",
          [](Options& o, std::string_view v, std::string& e) {
              if (v.empty()) {
                  e = "empty path";
