@@ -3,8 +3,10 @@
 //   dhtgate [--dht-port N] [--bootstrap HOST:PORT]... [--http-port N] [--bind ADDR] [--threads N]
 //           [--log-level LEVEL] [--max-pipelined N] [--concurrent-accepts N]
 //           [--push-server URL] [--bundle-id ID] [--push-none-platform P] [--state-file PATH]
+//           [--identity PATH [--identity-password P] [--identity-create] [--https-port N] [--no-http]]
 //
 // Stops cleanly on SIGINT/SIGTERM: listen streams get their final chunk, then the DHT node leaves.
+#include "daemon/identity_setup.h"
 #include "daemon/options.h"
 #include "dhtgate/proxy_server.h"
 
@@ -29,6 +31,15 @@ int main(int argc, char** argv) {
         return 0;
     }
     const auto log = dhtgate::Logger::toStderr(options->log_level);
+    {
+        bool created = false;
+        if (!dhtgate::daemon::setupIdentity(*options, options->server.identity, error, &created)) {
+            std::cerr << "dhtgate: " << error << "\n";
+            return 1;
+        }
+        if (created)
+            log.info("[daemon] created identity {}.pem / {}.crt", options->identity, options->identity);
+    }
 
     // Registered before any thread starts; asio turns the signals into a completion on signals_io.
     asio::io_context signals_io;
@@ -38,6 +49,9 @@ int main(int argc, char** argv) {
     try {
         dht::DhtRunner::Config config;
         config.threaded = true;
+        // The DHT node deliberately gets no identity, even with --identity: OpenDHT's SecureDht
+        // would decrypt values addressed to it and drop other encrypted values from get/listen,
+        // and a gateway must relay them verbatim (spec §9).
         node->run(options->dht_port, config);
     } catch (const std::exception& e) {
         std::cerr << "dhtgate: cannot start the DHT node on UDP port " << options->dht_port << ": " << e.what() << "\n";
@@ -52,15 +66,21 @@ int main(int argc, char** argv) {
 
     dhtgate::ProxyServer server(node, options->server, log);
     if (auto ec = server.start()) {
-        std::cerr << "dhtgate: cannot serve HTTP on " << options->server.address << ":" << options->server.port << ": "
-                  << ec.message() << "\n";
+        std::cerr << "dhtgate: cannot serve HTTP on " << options->server.address << ":" << options->server.port;
+        if (options->server.https_port)
+            std::cerr << " / HTTPS on port " << *options->server.https_port;
+        std::cerr << ": " << ec.message() << "\n";
         node->join();
         return 1;
     }
     const bool v6 = options->server.address.find(':') != std::string::npos;
-    std::cout << "dhtgate " << dhtgate::versionString() << ": serving http://"
-              << (v6 ? "[" + options->server.address + "]" : options->server.address) << ":" << server.port()
-              << "/ (DHT node " << node->getNodeId() << ", UDP port " << node->getBoundPort() << ")" << std::endl;
+    const auto host = v6 ? "[" + options->server.address + "]" : options->server.address;
+    std::cout << "dhtgate " << dhtgate::versionString() << ": serving";
+    if (options->server.serve_http)
+        std::cout << " http://" << host << ":" << server.port() << "/";
+    if (server.httpsPort())
+        std::cout << " https://" << host << ":" << server.httpsPort() << "/";
+    std::cout << " (DHT node " << node->getNodeId() << ", UDP port " << node->getBoundPort() << ")" << std::endl;
 
     signals.async_wait([&](const std::error_code& ec, int signo) {
         if (!ec)

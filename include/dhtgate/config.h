@@ -4,7 +4,11 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+
+#include <opendht/crypto.h>
 
 namespace dhtgate {
 
@@ -12,6 +16,15 @@ struct ServerConfig {
     // --- Listening socket -------------------------------------------------------------------
     std::string address {"127.0.0.1"}; ///< IPv4 or IPv6 literal, or "::" / "0.0.0.0" for all
     std::uint16_t port {8080};         ///< 0 picks a free port; read it back with ProxyServer::port()
+    bool serve_http {true};            ///< false: HTTPS only (needs identity and https_port)
+
+    // --- HTTPS and the server identity (docs/tls.md) ---------------------------------------------
+    /// The proxy's identity: HTTPS certificate and key, signing key of /sign and /encrypt, and the
+    /// "id" of node info. Null: no HTTPS, sign/encrypt answer 501.
+    std::shared_ptr<dht::crypto::Identity> identity;
+    /// Set (with an identity): also serve every route over TLS 1.2+ on this port (0: a free port,
+    /// read back with ProxyServer::httpsPort()), on the same address.
+    std::optional<std::uint16_t> https_port;
 
     // --- Threading and connection handling -----------------------------------------------------
     unsigned threads {1};                  ///< 1: single io thread, no locks. N > 1: a pool (for comparison)

@@ -55,6 +55,8 @@ public:
 
     /// The bound TCP port (useful with config.port = 0); 0 before a successful start.
     std::uint16_t port() const;
+    /// The bound HTTPS port (config.identity + config.https_port); 0 without HTTPS.
+    std::uint16_t httpsPort() const;
 
     /// Ends every listen and get stream with its final chunk, cancels the DHT listens and permanent
     /// puts, closes the listening socket and, with an owned io thread, closes every connection and

@@ -106,6 +106,44 @@ const std::vector<OptionSpec>& specs() {
          "keep permanent puts and push subscriptions in PATH: saved after changes (within 1 s) and at exit, "
          "restored at start; an unusable file is moved aside to PATH.corrupt-<time> (default none)",
          text(&ServerConfig::state_file)},
+        {"identity", "PATH",
+         "proxy identity: PATH.pem (private key) and PATH.crt (certificate); used for HTTPS, "
+         "sign/encrypt and node info (not given to the DHT node)",
+         [](Options& o, std::string_view v, std::string& e) {
+             if (v.empty()) {
+                 e = "empty path";
+                 return false;
+             }
+             o.identity = std::string(v);
+             return true;
+         }},
+        {"identity-password", "PASSWORD",
+         "password of an encrypted PATH.pem (or set DHTGATE_IDENTITY_PASSWORD; with --identity-create: "
+         "encrypts the new key)",
+         [](Options& o, std::string_view v, std::string&) {
+             o.identity_password = std::string(v);
+             return true;
+         }},
+        {"identity-create", "",
+         "with --identity: create PATH.pem/PATH.crt (mode 0600, RSA 4096, valid for localhost, 127.0.0.1, ::1) "
+         "if they do not exist",
+         [](Options& o, std::string_view, std::string&) {
+             o.identity_create = true;
+             return true;
+         }},
+        {"https-port", "N", "also serve HTTPS on this TCP port (needs --identity; 0 = any)",
+         [](Options& o, std::string_view v, std::string& e) {
+             std::uint16_t p = 0;
+             if (!port(v, p, e, true))
+                 return false;
+             o.server.https_port = p;
+             return true;
+         }},
+        {"no-http", "", "serve HTTPS only (needs --https-port)",
+         [](Options& o, std::string_view, std::string&) {
+             o.server.serve_http = false;
+             return true;
+         }},
         {"log-level", "LEVEL", "trace, debug, info, warn, error or off (default info)",
          [](Options& o, std::string_view v, std::string& e) {
              if (parseLogLevel(v, o.log_level))

@@ -18,6 +18,10 @@ struct Options {
     std::vector<std::string> bootstrap; ///< "HOST:PORT" ("[v6]:PORT" for IPv6 literals)
     ServerConfig server;                ///< address/port/threads/limits of the HTTP server
     LogLevel log_level {LogLevel::info};
+    // HTTPS / identity (loaded by daemon/identity_setup.h; server.https_port holds --https-port)
+    std::string identity;          ///< --identity PATH: PATH.pem + PATH.crt
+    std::string identity_password; ///< --identity-password (or DHTGATE_IDENTITY_PASSWORD)
+    bool identity_create {false};  ///< --identity-create: generate PATH when it does not exist
     bool help {false};
 };
 

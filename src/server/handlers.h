@@ -26,6 +26,10 @@ void handleGet(ServerContext& ctx, const Request& req, const dht::InfoHash& key,
 // put_handler.cpp
 void handlePut(ServerContext& ctx, const Request& req, const dht::InfoHash& key);
 
+// sign_handlers.cpp (only with ServerConfig::identity)
+void handleSign(ServerContext& ctx, const Request& req, const dht::InfoHash& key);
+void handleEncrypt(ServerContext& ctx, const Request& req, const dht::InfoHash& key);
+
 // listen_handler.cpp
 void handleListen(ServerContext& ctx, const Request& req, const dht::InfoHash& key);
 

@@ -59,10 +59,11 @@ void appendJsonEscaped(std::string& out, std::string_view text) {
 
 struct Request::Impl {
     restinio::request_handle_t req;
+    std::uint64_t connectionIdBase {0}; ///< keeps HTTPS connection ids apart from plain ones
 };
 
-std::shared_ptr<Request::Impl> makeRequestImpl(restinio::request_handle_t req) {
-    return std::make_shared<Request::Impl>(Request::Impl {std::move(req)});
+std::shared_ptr<Request::Impl> makeRequestImpl(restinio::request_handle_t req, std::uint64_t connectionIdBase) {
+    return std::make_shared<Request::Impl>(Request::Impl {std::move(req), connectionIdBase});
 }
 
 Method Request::method() const {
@@ -87,7 +88,7 @@ std::string_view Request::path() const {
 
 const std::string& Request::body() const { return impl_->req->body(); }
 
-std::uint64_t Request::connectionId() const { return impl_->req->connection_id(); }
+std::uint64_t Request::connectionId() const { return impl_->req->connection_id() | impl_->connectionIdBase; }
 
 std::string Request::remoteAddress() const { return impl_->req->remote_endpoint().address().to_string(); }
 

@@ -41,11 +41,13 @@ void appendFamily(std::string& out, const dht::NodeStats& s, Report report, bool
     out += '}';
 }
 
-std::string nodeInfoJson(const dht::NodeInfo& info, const std::string* publicIp) {
+/// "id": the proxy identity's public-key id when the server has one (§3.2), else the node's.
+std::string nodeInfoJson(const dht::NodeInfo& info, const std::string* publicIp, const ServerConfig& config) {
     const auto report = reportFor(info);
     std::string out = "{";
-    if (info.id)
-        fmt::format_to(std::back_inserter(out), "\"id\":\"{}\",", info.id.toString());
+    const auto id = config.identity && config.identity->second ? config.identity->second->getId() : info.id;
+    if (id)
+        fmt::format_to(std::back_inserter(out), "\"id\":\"{}\",", id.toString());
     out += "\"ipv4\":";
     appendFamily(out, info.ipv4, report, info.bound4 != 0 || info.bound6 == 0);
     out += ",\"ipv6\":";
@@ -61,11 +63,13 @@ std::string nodeInfoJson(const dht::NodeInfo& info, const std::string* publicIp)
 } // namespace
 
 void handleNodeInfo(ServerContext& ctx, const Request& req) {
-    ctx.withNodeInfo([req](const dht::NodeInfo* info) {
-        if (!info)
+    std::weak_ptr<ServerContext> weak = ctx.shared_from_this();
+    ctx.withNodeInfo([weak, req](const dht::NodeInfo* info) {
+        auto ctx = weak.lock();
+        if (!info || !ctx)
             return req.replyError(503, "Incorrect DhtRunner");
         const auto ip = req.remoteAddress();
-        req.reply(200, nodeInfoJson(*info, &ip) + '\n');
+        req.reply(200, nodeInfoJson(*info, &ip, ctx->config()) + '\n');
     });
 }
 
@@ -88,7 +92,7 @@ void handleStats(ServerContext& ctx, const Request& req) {
                                       ctx->gets().count(), unixNow, ctx->listens().streamCount(),
                                       ctx->listens().dhtListenCount());
         if (info)
-            out += ",\"nodeInfo\":" + nodeInfoJson(*info, nullptr);
+            out += ",\"nodeInfo\":" + nodeInfoJson(*info, nullptr, ctx->config());
         out += ',';
         if (auto* push = ctx->pushListeners().service())
             push->appendStats(out);

@@ -5,11 +5,13 @@
 #include "dhtgate/error.h"
 #include "push/push_payload.h"
 #include "server/handlers.h"
+#include "server/https_server.h"
 #include "server/listen_registry.h"
 #include "server/server_context.h"
 #include "server/server_traits.h"
 #include "server/state_bridge.h"
 #include "server/write_barrier.h"
+#include "tls/tls_context.h"
 
 #include <opendht/dhtrunner.h>
 
@@ -131,6 +133,12 @@ public:
             log_.error("[server] invalid address '{}'", config_.address);
             return errc::invalid_config;
         }
+        // Without this OpenDHT's SecureDht drops encrypted values from get/listen results on a
+        // node without identity: a gateway relays them verbatim (spec §9).
+        dht_->forwardAllMessages(true);
+        std::optional<asio::ssl::context> tlsContext;
+        if (auto e = prepareTls(tlsContext))
+            return e;
         const bool pool = !external && config_.threads > 1;
         if (pool && (!config_.push_server.empty() || !config_.state_file.empty())) {
             log_.error("[server] push notifications and the state file need a single io thread (threads = 1)");
@@ -157,15 +165,25 @@ public:
                 http_ = makeHttpServer<PoolTraits>(*io_, config_, ctx_, log_, port_, address.is_v6());
             else
                 http_ = makeHttpServer<SingleThreadTraits>(*io_, config_, ctx_, log_, port_, address.is_v6());
-            http_->openSync();
+            if (config_.serve_http)
+                http_->openSync();
+            if (tlsContext) {
+                https_ = makeHttpsServer(*io_, config_, ctx_, log_, std::move(*tlsContext), httpsPort_,
+                                         address.is_v6(), pool);
+                https_->openSync();
+            }
         } catch (const std::exception& e) {
             log_.error("[server] cannot listen on {}:{}: {}", config_.address, config_.port, e.what());
+            if (https_ && config_.serve_http)
+                http_->closeSync();
+            https_.reset();
             http_.reset();
             ctx_->close();
             ctx_.reset();
             ownIo_.reset();
             io_ = nullptr;
             port_ = 0;
+            httpsPort_ = 0;
             return errc::bind_failed;
         }
         started_ = true;
@@ -176,8 +194,13 @@ public:
             for (unsigned i = 0; i < std::max(1u, config_.threads); ++i)
                 threads_.emplace_back([this] { runIo(); });
         }
-        log_.info("[server] serving http://{}:{} ({} thread(s))", address.is_v6() ? "[" + config_.address + "]" : config_.address,
-                  port_.load(), ownIo_ ? std::max(1u, config_.threads) : 1u);
+        const auto host = address.is_v6() ? "[" + config_.address + "]" : config_.address;
+        if (config_.serve_http)
+            log_.info("[server] serving http://{}:{} ({} thread(s))", host, port_.load(),
+                      ownIo_ ? std::max(1u, config_.threads) : 1u);
+        if (https_)
+            log_.info("[server] serving https://{}:{} (identity {})", host, httpsPort_.load(),
+                      config_.identity->second->getId().toString());
         return {};
     }
 
@@ -192,15 +215,18 @@ public:
         if (onIoThread) {
             // Caller-owned io_context, called from its thread: cannot wait here.
             ctx_->shutdown({});
-            http_->closeSync();
+            closeListenersSync();
         } else {
             // Moved in: no copy holding the server may outlive the io_context below.
-            auto shutdown = [ctx = ctx_, http = http_, done] {
+            auto shutdown = [ctx = ctx_, http = http_, https = https_, serveHttp = config_.serve_http, done] {
                 if (ctx->stopping())
                     return;
                 // Final chunks written and acceptor closed: then stop() may return.
                 WriteBarrier barrier([done] { done->set_value(); });
-                http->closeAsync(barrier.token());
+                if (serveHttp)
+                    http->closeAsync(barrier.token());
+                if (https)
+                    https->closeAsync(barrier.token());
                 ctx->shutdown(barrier.token());
             };
             asio::post(ctx_->executor(), std::move(shutdown));
@@ -209,7 +235,7 @@ public:
                 // The caller's io_context is not running: shut down from here.
                 log_.debug("[server] io_context not running during stop(): shutting down inline");
                 ctx_->shutdown({});
-                http_->closeSync();
+                closeListenersSync();
             }
         }
         ctx_->close();
@@ -229,6 +255,7 @@ public:
             threads_.clear();
         }
         http_.reset();
+        https_.reset();
         ctx_.reset();
         GuardedSocket::clearLimits(*io_);
         ownIo_.reset(); // destroys what is left: idle keep-alive connections are closed here
@@ -236,9 +263,42 @@ public:
     }
 
     std::uint16_t port() const { return port_; }
+    std::uint16_t httpsPort() const { return httpsPort_; }
     bool running() const { return running_; }
 
 private:
+    /// Builds the TLS context when HTTPS is configured; checks that something will listen.
+    std::error_code prepareTls(std::optional<asio::ssl::context>& out) {
+        if (config_.https_port && !config_.identity) {
+            log_.error("[server] https_port needs an identity");
+            return errc::invalid_config;
+        }
+        if (!config_.serve_http && !config_.https_port) {
+            log_.error("[server] neither HTTP nor HTTPS is enabled");
+            return errc::invalid_config;
+        }
+        if (!config_.https_port)
+            return {};
+        if (!config_.identity->first || !config_.identity->second) {
+            log_.error("[server] the identity has no private key or no certificate");
+            return errc::invalid_identity;
+        }
+        tls::ServerTlsOptions options;
+        options.identity = *config_.identity;
+        if (auto st = tls::makeServerContext(options, out); !st) {
+            log_.error("[server] TLS: {}", st.message);
+            return st.code;
+        }
+        return {};
+    }
+
+    void closeListenersSync() {
+        if (config_.serve_http)
+            http_->closeSync();
+        if (https_)
+            https_->closeSync();
+    }
+
     void runIo() {
         for (;;) {
             try {
@@ -259,6 +319,8 @@ private:
     std::vector<std::thread> threads_;
     std::shared_ptr<ServerContext> ctx_;
     std::shared_ptr<HttpServerBase> http_;
+    std::shared_ptr<HttpsServer> https_;
+    std::atomic<std::uint16_t> httpsPort_ {0};
     std::atomic<std::uint16_t> port_ {0};
     std::atomic<bool> running_ {false};
     bool started_ {false};
@@ -273,6 +335,7 @@ ProxyServer::~ProxyServer() { stop(); }
 std::error_code ProxyServer::start() { return impl_->start(nullptr); }
 std::error_code ProxyServer::start(asio::io_context& io) { return impl_->start(&io); }
 std::uint16_t ProxyServer::port() const { return impl_->port(); }
+std::uint16_t ProxyServer::httpsPort() const { return impl_->httpsPort(); }
 void ProxyServer::stop() { impl_->stop(); }
 bool ProxyServer::running() const { return impl_->running(); }
 

@@ -95,8 +95,15 @@ void route(ServerContext& ctx, const Request& req) {
     }
     if (sub == "options")
         return m == Method::get ? req.replyOptions() : req.replyNotAllowed("GET");
-    if (sub == "sign" || sub == "encrypt")
-        return m == Method::post ? req.replyError(501, kNoIdentity) : req.replyNotAllowed("POST");
+    if (sub == "sign" || sub == "encrypt") {
+        if (m != Method::post)
+            return req.replyNotAllowed("POST");
+        if (!ctx.config().identity || !ctx.config().identity->first)
+            return req.replyError(501, kNoIdentity);
+        if (behindStream(ctx, req))
+            return;
+        return sub == "sign" ? handleSign(ctx, req, key) : handleEncrypt(ctx, req, key);
+    }
     dht::Value::Id id;
     if (parseValueId(sub, id)) { // GET /key/:hash/:valueid
         if (m != Method::get)

@@ -67,7 +67,9 @@ struct PoolTraits : restinio::traits_t<restinio::asio_timer_manager_t, RestinioL
     using stream_socket_t = GuardedSocket;
 };
 
-/// Wraps a RESTinio request for the handlers (defined in http_exchange.cpp).
-std::shared_ptr<Request::Impl> makeRequestImpl(restinio::request_handle_t req);
+/// Wraps a RESTinio request for the handlers (defined in http_exchange.cpp). Each RESTinio server
+/// numbers its connections from 1: the HTTPS server ORs kHttpsConnectionIdBit into its ids.
+std::shared_ptr<Request::Impl> makeRequestImpl(restinio::request_handle_t req, std::uint64_t connectionIdBase = 0);
+constexpr std::uint64_t kHttpsConnectionIdBit = std::uint64_t(1) << 62;
 
 } // namespace dhtgate::server
