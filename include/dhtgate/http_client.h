@@ -125,8 +125,9 @@ struct Request {
 struct ClientOptions {
     /// Name resolution + TCP connect (+ TLS handshake). 0 = none.
     std::chrono::milliseconds connectTimeout{std::chrono::seconds(10)};
-    /// Whole request, from send() to the end of the response. 0 = none (listen streams).
-    std::chrono::milliseconds requestTimeout{std::chrono::seconds(0)};
+    /// Whole request, from send() to the end of the response. 0 = none (listen streams); such
+    /// unbounded requests never return their connection to the keep-alive pool.
+    std::chrono::milliseconds requestTimeout{std::chrono::seconds(60)};
     /// Longest silence while waiting for response bytes. 0 = none.
     std::chrono::milliseconds idleTimeout{std::chrono::seconds(0)};
     /// Largest accepted header section plus accumulated body; for streamed requests, the

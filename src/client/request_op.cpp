@@ -211,8 +211,11 @@ void RequestOp::onComplete(std::size_t unusedBytes) {
     }
     response_.status = parser_.status();
     response_.headers = parser_.takeHeaders();
-    // Extra bytes after the response mean the connection's framing cannot be trusted.
-    if (parser_.keepAlive() && unusedBytes == 0 && !client_->stopped)
+    // Extra bytes after the response mean the connection's framing cannot be trusted. A request
+    // without a whole-request timeout (a listen stream) does not feed the pool: its peer may be
+    // shutting down, and a request reusing a half-dead connection would have no timeout to end it.
+    const bool bounded = request_.requestTimeout.value_or(client_->options.requestTimeout).count() > 0;
+    if (parser_.keepAlive() && unusedBytes == 0 && bounded && !client_->stopped)
         client_->pool.release(std::move(conn_));
     finish({});
 }
