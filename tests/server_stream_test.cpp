@@ -5,6 +5,10 @@
 #include "support/raw_http_client.h"
 #include "support/test_proxy.h"
 #include "support/wait.h"
+#include "support/dht_node.h"
+
+#include <opendht/dhtrunner.h>
+#include <future>
 
 #include <cppunit/extensions/HelperMacros.h>
 
@@ -23,6 +27,7 @@ class ServerStreamTest : public CppUnit::TestFixture {
     CPPUNIT_TEST(testGetByValueId);
     CPPUNIT_TEST(testListenReceivesPut);
     CPPUNIT_TEST(testListenFanOut);
+    CPPUNIT_TEST(testListenReportsExpiry);
     CPPUNIT_TEST(testListenCancelledOnClose);
     CPPUNIT_TEST(testListenPipelinedBehindNodeInfo);
     CPPUNIT_TEST(testRequestBehindListenNotExecuted);
@@ -79,6 +84,36 @@ public:
         const std::string later = R"({"data":"bGF0ZXI=","id":"99","type":0})";
         CPPUNIT_ASSERT_EQUAL(200, put(later)->status);
         CPPUNIT_ASSERT_EQUAL(later, *c.readLine());
+    }
+
+    void testListenReportsExpiry() {
+        // A value type living one second, stored by a peer node: the listen stream must re-send
+        // the value with "expired":true when the DHT reports its expiry (spec §5).
+        const dht::ValueType shortLived(78, "short-lived", std::chrono::seconds(1));
+        proxy_->node()->registerType(shortLived);
+        TestDhtNode peer;
+        peer->registerType(shortLived);
+        peer.bootstrapTo(proxy_->node());
+        CPPUNIT_ASSERT(peer.waitConnected());
+        RawHttpClient c(proxy_->port(), 10s);
+        c.send(RawHttpClient::request("GET", "/key/" + kKey + "/listen", {}, "Connection: keep-alive\r\n"));
+        auto h = c.readHeaders();
+        CPPUNIT_ASSERT(h && h->status == 200);
+        CPPUNIT_ASSERT(waitUntil([&] { return proxy_->statsNumber("listenCount") == 1; }));
+        auto v = std::make_shared<dht::Value>(shortLived, dht::Blob {std::uint8_t(7)}, 4242);
+        v->type = shortLived.id;
+        auto done = std::make_shared<std::promise<bool>>();
+        auto f = done->get_future();
+        peer->put(dht::InfoHash(kKey), v, [done](bool ok) { done->set_value(ok); });
+        CPPUNIT_ASSERT(ready(f));
+        auto line = c.readLine();
+        CPPUNIT_ASSERT(line);
+        CPPUNIT_ASSERT(line->find(R"("id":"4242")") != std::string::npos);
+        CPPUNIT_ASSERT(line->find("expired") == std::string::npos);
+        auto expired = c.readLine();
+        CPPUNIT_ASSERT(expired);
+        CPPUNIT_ASSERT(expired->find(R"("expired":true)") != std::string::npos);
+        CPPUNIT_ASSERT(expired->find(R"("id":"4242")") != std::string::npos);
     }
 
     void testListenFanOut() {
