@@ -15,6 +15,9 @@ class ServerContext;
 
 /// The route table: dispatches one request (spec §3.1).
 void route(ServerContext& ctx, const Request& req);
+/// route() for the event loop: an exception (a bug of ours) is logged and answered 500, never
+/// propagated into the io_context.
+void routeSafely(ServerContext& ctx, const Request& req) noexcept;
 
 // node_handlers.cpp
 void handleNodeInfo(ServerContext& ctx, const Request& req);

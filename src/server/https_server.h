@@ -10,6 +10,7 @@
 
 #include "dhtgate/config.h"
 #include "dhtgate/logger.h"
+#include "server/listener_server.h"
 
 #include <asio/io_context.hpp>
 #include <asio/ssl/context.hpp>
@@ -23,18 +24,10 @@ namespace dhtgate::server {
 
 class ServerContext;
 
-class HttpsServer {
-public:
-    virtual ~HttpsServer() = default;
-    virtual void openSync() = 0;  ///< throws on bind failure
-    virtual void closeSync() = 0;
-    virtual void closeAsync(std::function<void()> done) = 0;
-};
-
 /// `port` receives the bound port. `pool`: connections on strands (ServerConfig::threads > 1).
-std::unique_ptr<HttpsServer> makeHttpsServer(asio::io_context& io, const ServerConfig& config,
-                                             const std::shared_ptr<ServerContext>& ctx, const Logger& log,
-                                             asio::ssl::context tls, std::atomic<std::uint16_t>& port, bool v6,
-                                             bool pool);
+std::unique_ptr<ListenerServer> makeHttpsServer(asio::io_context& io, const ServerConfig& config,
+                                                const std::shared_ptr<ServerContext>& ctx, const Logger& log,
+                                                asio::ssl::context tls, std::atomic<std::uint16_t>& port, bool v6,
+                                                bool pool);
 
 } // namespace dhtgate::server

@@ -28,45 +28,8 @@ namespace {
 
 using namespace server;
 
-/// Type-erases the two RESTinio server instantiations.
-class HttpServerBase {
-public:
-    virtual ~HttpServerBase() = default;
-    virtual void openSync() = 0;  ///< throws on bind failure
-    virtual void closeSync() = 0; ///< on the io thread (single-thread) or before/after io runs
-    virtual void closeAsync(std::function<void()> done) = 0;
-};
-
 template <typename Traits>
-class HttpServer final : public HttpServerBase {
-public:
-    HttpServer(asio::io_context& io, restinio::server_settings_t<Traits> settings)
-        : server_(restinio::external_io_context(io), std::move(settings)) {}
-    void openSync() override { server_.open_sync(); }
-    void closeSync() override { server_.close_sync(); }
-    void closeAsync(std::function<void()> done) override {
-        server_.close_async([done] { done(); }, [done](std::exception_ptr) { done(); });
-    }
-
-private:
-    restinio::http_server_t<Traits> server_;
-};
-
-void safeRoute(ServerContext& ctx, const Request& req) noexcept {
-    try {
-        route(ctx, req);
-    } catch (const std::exception& e) {
-        ctx.log().error("[server] [conn:{}] bug: {} {} threw: {}", req.connectionId(), req.methodName(), req.path(),
-                        e.what());
-        try {
-            req.replyError(500, "Internal server error");
-        } catch (...) {
-        }
-    }
-}
-
-template <typename Traits>
-std::unique_ptr<HttpServerBase> makeHttpServer(asio::io_context& io, const ServerConfig& c,
+std::unique_ptr<ListenerServer> makeHttpServer(asio::io_context& io, const ServerConfig& c,
                                                const std::shared_ptr<ServerContext>& ctx, const Logger& log,
                                                std::atomic<std::uint16_t>& port, bool v6) {
     restinio::server_settings_t<Traits> s;
@@ -111,10 +74,10 @@ std::unique_ptr<HttpServerBase> makeHttpServer(asio::io_context& io, const Serve
             if (!ctx)
                 return restinio::request_rejected();
             Request req(makeRequestImpl(std::move(handle)));
-            asio::dispatch(ctx->executor(), [ctx, req] { safeRoute(*ctx, req); });
+            asio::dispatch(ctx->executor(), [ctx, req] { routeSafely(*ctx, req); });
             return restinio::request_accepted();
         });
-    return std::make_unique<HttpServer<Traits>>(io, std::move(s));
+    return std::make_unique<RestinioServer<Traits>>(io, std::move(s));
 }
 
 } // namespace
@@ -318,8 +281,8 @@ private:
     std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
     std::vector<std::thread> threads_;
     std::shared_ptr<ServerContext> ctx_;
-    std::shared_ptr<HttpServerBase> http_;
-    std::shared_ptr<HttpsServer> https_;
+    std::shared_ptr<ListenerServer> http_;
+    std::shared_ptr<ListenerServer> https_;
     std::atomic<std::uint16_t> httpsPort_ {0};
     std::atomic<std::uint16_t> port_ {0};
     std::atomic<bool> running_ {false};

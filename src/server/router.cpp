@@ -113,4 +113,17 @@ void route(ServerContext& ctx, const Request& req) {
     return req.replyError(404, "No such route");
 }
 
+void routeSafely(ServerContext& ctx, const Request& req) noexcept {
+    try {
+        route(ctx, req);
+    } catch (const std::exception& e) {
+        ctx.log().error("[server] [conn:{}] bug: {} {} threw: {}", req.connectionId(), req.methodName(), req.path(),
+                        e.what());
+        try {
+            req.replyError(500, "Internal server error");
+        } catch (...) {
+        }
+    }
+}
+
 } // namespace dhtgate::server

@@ -4,6 +4,7 @@
 
 #include "dhtgate/logger.h"
 #include "server/guarded_socket.h"
+#include "server/listener_server.h"
 #include "server/http_exchange.h"
 
 #include <restinio/all.hpp>
@@ -71,5 +72,21 @@ struct PoolTraits : restinio::traits_t<restinio::asio_timer_manager_t, RestinioL
 /// numbers its connections from 1: the HTTPS server ORs kHttpsConnectionIdBit into its ids.
 std::shared_ptr<Request::Impl> makeRequestImpl(restinio::request_handle_t req, std::uint64_t connectionIdBase = 0);
 constexpr std::uint64_t kHttpsConnectionIdBit = std::uint64_t(1) << 62;
+
+/// A RESTinio server on an external io_context behind the ListenerServer interface.
+template <typename Traits>
+class RestinioServer final : public ListenerServer {
+public:
+    RestinioServer(asio::io_context& io, restinio::server_settings_t<Traits> settings)
+        : server_(restinio::external_io_context(io), std::move(settings)) {}
+    void openSync() override { server_.open_sync(); }
+    void closeSync() override { server_.close_sync(); }
+    void closeAsync(std::function<void()> done) override {
+        server_.close_async([done] { done(); }, [done](std::exception_ptr) { done(); });
+    }
+
+private:
+    restinio::http_server_t<Traits> server_;
+};
 
 } // namespace dhtgate::server

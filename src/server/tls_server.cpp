@@ -25,34 +25,7 @@ struct PoolTlsTraits : restinio::tls_traits_t<restinio::asio_timer_manager_t, Re
 };
 
 template <typename Traits>
-class TlsServer final : public HttpsServer {
-public:
-    TlsServer(asio::io_context& io, restinio::server_settings_t<Traits> settings)
-        : server_(restinio::external_io_context(io), std::move(settings)) {}
-    void openSync() override { server_.open_sync(); }
-    void closeSync() override { server_.close_sync(); }
-    void closeAsync(std::function<void()> done) override {
-        server_.close_async([done] { done(); }, [done](std::exception_ptr) { done(); });
-    }
-
-private:
-    restinio::http_server_t<Traits> server_;
-};
-
-void safeRoute(ServerContext& ctx, const Request& req) noexcept {
-    try {
-        route(ctx, req);
-    } catch (const std::exception& e) {
-        ctx.log().error("[server] [https] bug: {} {} threw: {}", req.methodName(), req.path(), e.what());
-        try {
-            req.replyError(500, "Internal server error");
-        } catch (...) {
-        }
-    }
-}
-
-template <typename Traits>
-std::unique_ptr<HttpsServer> make(asio::io_context& io, const ServerConfig& c, const std::shared_ptr<ServerContext>& ctx,
+std::unique_ptr<ListenerServer> make(asio::io_context& io, const ServerConfig& c, const std::shared_ptr<ServerContext>& ctx,
                                   const Logger& log, asio::ssl::context tls, std::atomic<std::uint16_t>& port,
                                   bool v6) {
     restinio::server_settings_t<Traits> s;
@@ -86,15 +59,15 @@ std::unique_ptr<HttpsServer> make(asio::io_context& io, const ServerConfig& c, c
             if (!ctx)
                 return restinio::request_rejected();
             Request req(makeRequestImpl(std::move(handle), kHttpsConnectionIdBit));
-            asio::dispatch(ctx->executor(), [ctx, req] { safeRoute(*ctx, req); });
+            asio::dispatch(ctx->executor(), [ctx, req] { routeSafely(*ctx, req); });
             return restinio::request_accepted();
         });
-    return std::make_unique<TlsServer<Traits>>(io, std::move(s));
+    return std::make_unique<RestinioServer<Traits>>(io, std::move(s));
 }
 
 } // namespace
 
-std::unique_ptr<HttpsServer> makeHttpsServer(asio::io_context& io, const ServerConfig& config,
+std::unique_ptr<ListenerServer> makeHttpsServer(asio::io_context& io, const ServerConfig& config,
                                              const std::shared_ptr<ServerContext>& ctx, const Logger& log,
                                              asio::ssl::context tls, std::atomic<std::uint16_t>& port, bool v6,
                                              bool pool) {
