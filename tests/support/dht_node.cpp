@@ -51,6 +51,14 @@ bool TestDhtNode::waitConnected(std::chrono::milliseconds timeout) const {
     return status_->cv.wait_for(lock, timeout, [&] { return status_->connected; });
 }
 
+bool TestDhtNode::put(const dht::InfoHash& key, std::shared_ptr<dht::Value> value,
+                      std::chrono::milliseconds timeout) const {
+    auto done = std::make_shared<std::promise<bool>>();
+    auto f = done->get_future();
+    runner_->put(key, std::move(value), [done](bool ok) { done->set_value(ok); });
+    return f.wait_for(timeout) == std::future_status::ready && f.get();
+}
+
 void TestDhtNode::stop() {
     if (runner_) {
         runner_->join();

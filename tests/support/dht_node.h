@@ -30,6 +30,10 @@ public:
     /// Waits until this node has at least one good node (IPv4), up to `timeout`.
     bool waitConnected(std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
 
+    /// Puts `value` under `key` and waits for the put's completion; true if it succeeded.
+    bool put(const dht::InfoHash& key, std::shared_ptr<dht::Value> value,
+             std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
+
     /// Stops the node (also done by the destructor).
     void stop();
 
