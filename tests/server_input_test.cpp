@@ -30,6 +30,7 @@ class ServerInputTest : public CppUnit::TestFixture {
     CPPUNIT_TEST(testSlowRequestTimesOut);
     CPPUNIT_TEST(testPipeliningOrder);
     CPPUNIT_TEST(testPipeliningBeyondLimit);
+    CPPUNIT_TEST(testRequestsSplitAcrossReads);
     CPPUNIT_TEST(testPipelinedRejection);
     CPPUNIT_TEST(testHttp10AndConnectionClose);
     CPPUNIT_TEST(testPushSignEncryptUnavailable);
@@ -174,6 +175,32 @@ public:
             CPPUNIT_ASSERT_MESSAGE(std::to_string(i), r);
             CPPUNIT_ASSERT_EQUAL(200, r->status);
             CPPUNIT_ASSERT_EQUAL(i % 2 == 1, r->body.find("listenCount") != std::string::npos);
+        }
+    }
+
+    void testRequestsSplitAcrossReads() {
+        // The server parses reads in place and holds back an unfinished header section; a request
+        // cut anywhere (mid method, mid field, between header and body, mid body) and requests
+        // glued to the end of another must all come out whole and in order.
+        const std::string put = RawHttpClient::request("POST", kPath, R"({"data":"c3BsaXQ=","id":"77","type":0})");
+        const std::string all = put + RawHttpClient::request("GET", "/node/info") + RawHttpClient::request("GET", kPath) +
+                                "GET / HTTP/1.0\r\n\r\n";
+        for (std::size_t cut : {std::size_t(2), std::size_t(20), put.find("\r\n\r\n") + 2, put.size() - 3, put.size() + 5}) {
+            RawHttpClient c(proxy_->port());
+            c.send(all.substr(0, cut));
+            // Another connection's full exchange lets the server read the first part on its own.
+            CPPUNIT_ASSERT_EQUAL(200, send(RawHttpClient::request("GET", "/"))->status);
+            c.send(all.substr(cut));
+            const std::string at = "cut " + std::to_string(cut);
+            auto r = c.readResponse();
+            CPPUNIT_ASSERT_MESSAGE(at, r && r->status == 200 && r->body.find("\"id\":\"77\"") != std::string::npos);
+            r = c.readResponse();
+            CPPUNIT_ASSERT_MESSAGE(at, r && r->body.find("node_id") != std::string::npos);
+            r = c.readResponse();
+            CPPUNIT_ASSERT_MESSAGE(at, r && r->chunked && r->body.find("c3BsaXQ=") != std::string::npos);
+            r = c.readResponse();
+            CPPUNIT_ASSERT_MESSAGE(at, r && r->status == 200 && !r->chunked);
+            CPPUNIT_ASSERT_MESSAGE(at, c.waitClosed()); // the HTTP/1.0 request ends the connection
         }
     }
 

@@ -5,7 +5,6 @@
 #include <asio/steady_timer.hpp>
 #include <http_parser.h>
 
-#include <array>
 #include <climits>
 #include <cstring>
 #include <map>
@@ -66,10 +65,15 @@ public:
     bool isOpen() const { return !closedByOwner_ && socket_.is_open(); }
 
     void read(const asio::any_io_executor& ex, asio::mutable_buffer buffer, Done done) {
-        executor_ = ex; // the connection's executor (a strand in pool mode): our completions run there
+        // The connection's executor (a strand in pool mode): our completions run there. On one
+        // io thread it is the socket's own executor, and completions need no re-dispatch.
+        if (!(ex == executor_)) {
+            executor_ = ex;
+            ownExecutor_ = ex == socket_.get_executor();
+        }
         pending_ = std::move(done);
         pendingBuffer_ = buffer;
-        deliverIfPending();
+        deliverIfPending(false);
         maybeRead(); // in draining mode the pending read is held until close
     }
 
@@ -82,7 +86,7 @@ public:
         if (blocked_ && messages_ - responsesStarted_ <= limits_.max_pipelined) {
             blocked_ = false;
             feed();
-            deliverIfPending();
+            deliverIfPending(false);
             maybeRead();
         }
     }
@@ -147,11 +151,24 @@ private:
         return 0;
     }
 
-    /// Parses what has not been parsed yet, then moves what RESTinio may see to ready_.
+    // The input being parsed: RESTinio's own read buffer (view_, read in place: the common case,
+    // no copy), or input_ when bytes were held back from an earlier read.
+    const char* inData() const { return view_ ? view_ : input_.data(); }
+    std::size_t inSize() const { return view_ ? viewSize_ : input_.size(); }
+    void materialize() {
+        if (view_) {
+            input_.assign(view_, viewSize_);
+            view_ = nullptr;
+            viewSize_ = 0;
+        }
+    }
+
+    /// Parses what has not been parsed yet, then releases what RESTinio may see: in place (the
+    /// start of its buffer, `inPlace_` bytes) or appended to ready_.
     void feed() {
-        while (mode_ == Mode::scanning && !blocked_ && fed_ < input_.size()) {
+        while (mode_ == Mode::scanning && !blocked_ && fed_ < inSize()) {
             event_ = Event::none;
-            const auto parsed = http_parser_execute(&parser_, &settings_, input_.data() + fed_, input_.size() - fed_);
+            const auto parsed = http_parser_execute(&parser_, &settings_, inData() + fed_, inSize() - fed_);
             const auto err = HTTP_PARSER_ERRNO(&parser_);
             if (err != HPE_PAUSED) {
                 fed_ += parsed;
@@ -178,6 +195,7 @@ private:
                 if (parser_.http_major == 1 && parser_.http_minor == 0) {
                     // RESTinio 0.6 does not keep the request's HTTP version, and HTTP/1.0 clients
                     // cannot read chunked answers: mark the request (see kHttp10Header).
+                    materialize();
                     const auto at = fed_ > 0 && input_[fed_ - 1] == '\r' ? fed_ - 1 : fed_;
                     const std::string mark = std::string(kHttp10Header) + ": 1\r\n";
                     input_.insert(at, mark);
@@ -187,20 +205,28 @@ private:
         }
         std::size_t releasable = fed_;
         if (mode_ == Mode::passthrough) {
-            releasable = input_.size();
+            releasable = inSize();
         } else if (blocked_ || inHeaders_) {
-            if (!blocked_ && input_.size() - msgStart_ > limits_.max_header_size)
+            if (!blocked_ && inSize() - msgStart_ > limits_.max_header_size)
                 return reject(431);
             releasable = msgStart_; // hold back the unfinished (or not yet allowed) request
         }
-        ready_.append(input_, 0, releasable);
-        input_.erase(0, releasable);
+        if (view_) {
+            inPlace_ = releasable;
+            input_.assign(view_ + releasable, viewSize_ - releasable);
+            view_ = nullptr;
+            viewSize_ = 0;
+        } else {
+            ready_.append(input_, 0, releasable);
+            input_.erase(0, releasable);
+        }
         fed_ -= std::min(fed_, releasable);
         msgStart_ -= std::min(msgStart_, releasable);
     }
 
     /// Replaces the request starting at msgStart_ with a synthetic request for kRejectPath.
     void reject(int status) {
+        materialize();
         ready_.append(input_, 0, msgStart_);
         ready_ += "GET ";
         ready_ += kRejectPath;
@@ -211,28 +237,33 @@ private:
         mode_ = Mode::draining;
     }
 
-    void deliverIfPending() {
+    /// `direct`: called from our own read completion (on the connection's executor), so RESTinio's
+    /// handler may run at once; otherwise it is posted (never run inside RESTinio's own call).
+    void deliverIfPending(bool direct) {
         if (!pending_)
             return;
         if (!ready_.empty()) {
             const auto n = std::min(pendingBuffer_.size(), ready_.size());
             std::memcpy(pendingBuffer_.data(), ready_.data(), n);
             ready_.erase(0, n);
-            complete({}, n);
+            complete({}, n, direct);
         } else if (finalError_ && mode_ != Mode::draining) {
-            complete(finalError_, 0);
+            complete(finalError_, 0, direct);
         }
     }
 
-    /// Completions always go through the executor: never from inside RESTinio's own call.
-    void complete(std::error_code ec, std::size_t n) {
-        asio::post(executor_, [done = std::move(pending_), ec, n] { done(ec, n); });
+    void complete(std::error_code ec, std::size_t n, bool direct) {
+        auto done = std::move(pending_);
         pending_ = nullptr;
+        if (direct && ownExecutor_)
+            done(ec, n);
+        else
+            asio::post(executor_, [done = std::move(done), ec, n] { done(ec, n); });
     }
 
     void abortPending() {
         if (pending_)
-            complete(asio::error::operation_aborted, 0);
+            complete(asio::error::operation_aborted, 0, false);
     }
 
     void maybeRead() {
@@ -242,10 +273,23 @@ private:
         if (!wanted)
             return;
         reading_ = true;
-        socket_.async_read_some(asio::buffer(buffer_),
-                                asio::bind_executor(executor_, [self = shared_from_this()](const std::error_code& ec, std::size_t n) {
-                                    self->onRealRead(ec, n);
-                                }));
+        // In place only when nothing is held back and nothing can complete RESTinio's read before
+        // this one does (an unblocked pipeline or a rejection would, from ready_).
+        inPlaceRead_ = mode_ != Mode::draining && input_.empty() && ready_.empty() && !blocked_;
+        asio::mutable_buffer target;
+        if (inPlaceRead_) {
+            target = pendingBuffer_;
+            scratch_.reset();
+        } else {
+            if (!scratch_)
+                scratch_ = std::make_unique<char[]>(kScratchSize);
+            target = asio::buffer(scratch_.get(), kScratchSize);
+        }
+        auto handler = [self = shared_from_this()](const std::error_code& ec, std::size_t n) { self->onRealRead(ec, n); };
+        if (ownExecutor_)
+            socket_.async_read_some(target, std::move(handler));
+        else
+            socket_.async_read_some(target, asio::bind_executor(executor_, std::move(handler)));
     }
 
     void onRealRead(const std::error_code& ec, std::size_t n) {
@@ -263,17 +307,27 @@ private:
         }
         if (ec) {
             finalError_ = ec;
+        } else if (inPlaceRead_) {
+            view_ = static_cast<const char*>(pendingBuffer_.data());
+            viewSize_ = n;
+            inPlace_ = 0;
+            feed();
+            if (inPlace_ > 0 && pending_)
+                complete({}, inPlace_, true);
         } else {
-            input_.append(buffer_.data(), n);
+            input_.append(scratch_.get(), n);
             feed();
         }
-        deliverIfPending();
+        deliverIfPending(true);
         maybeRead();
     }
+
+    static constexpr std::size_t kScratchSize = 16 * 1024;
 
     asio::io_context& io_;
     asio::ip::tcp::socket socket_;
     asio::any_io_executor executor_;
+    bool ownExecutor_ {true};
     RequestLimits limits_;
     http_parser parser_ {};
     http_parser_settings settings_ {};
@@ -285,17 +339,21 @@ private:
     bool inFieldName_ {false};
     std::uint64_t messages_ {0};
     std::uint64_t responsesStarted_ {0};
-    std::string input_;        ///< received, not yet passed to RESTinio
-    std::size_t fed_ {0};      ///< bytes of input_ already parsed
-    std::size_t msgStart_ {0}; ///< offset in input_ of the request being parsed
-    std::string ready_;        ///< bytes RESTinio may read
+    const char* view_ {nullptr}; ///< RESTinio's buffer, read in place and being parsed
+    std::size_t viewSize_ {0};
+    std::size_t inPlace_ {0};    ///< bytes of the in-place read released to RESTinio as they are
+    std::string input_;          ///< received, held back from RESTinio
+    std::size_t fed_ {0};        ///< bytes of the input already parsed
+    std::size_t msgStart_ {0};   ///< offset in the input of the request being parsed
+    std::string ready_;          ///< bytes RESTinio may read (copied into its buffer)
     Done pending_;
     asio::mutable_buffer pendingBuffer_;
     bool reading_ {false};
+    bool inPlaceRead_ {false};
     bool closedByOwner_ {false};
     std::error_code finalError_;
     std::unique_ptr<asio::steady_timer> linger_;
-    std::array<char, 16 * 1024> buffer_ {};
+    std::unique_ptr<char[]> scratch_; ///< only while bytes are held back or being discarded
 };
 
 GuardedSocket::GuardedSocket(asio::io_context& io) : impl_(std::make_shared<Impl>(io, limitsFor(io))) {}
