@@ -12,6 +12,7 @@ using dhtgate::test::TestProxy;
 class ServerRoutesTest : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(ServerRoutesTest);
     CPPUNIT_TEST(testNodeInfo);
+    CPPUNIT_TEST(testPublicIpFollowsEachClient);
     CPPUNIT_TEST(testStats);
     CPPUNIT_TEST(testOptions);
     CPPUNIT_TEST(testNotFoundAndNotAllowed);
@@ -34,6 +35,24 @@ public:
             CPPUNIT_ASSERT_EQUAL(std::string(dhtgate::versionString()), *dhtgate::test::jsonString(r->body, "version"));
             // A standalone node is usable: it reports itself as a good node (docs/server.md).
             CPPUNIT_ASSERT(r->body.find("\"ipv4\":{\"dubious\":0,\"good\":1,") != std::string::npos);
+        }
+    }
+
+    void testPublicIpFollowsEachClient() {
+        // The address text is cached between requests: it must still follow the client.
+        auto config = TestProxy::testConfig();
+        config.address = "::";
+        proxy_ = std::make_unique<TestProxy>(config);
+        for (int i = 0; i < 2; ++i) {
+            for (const std::string host : {"::1", "127.0.0.1"}) {
+                RawHttpClient c(proxy_->port(), std::chrono::seconds(5), host);
+                c.send(RawHttpClient::request("GET", "/"));
+                auto r = c.readResponse();
+                CPPUNIT_ASSERT(r);
+                const auto ip = dhtgate::test::jsonString(r->body, "public_ip");
+                CPPUNIT_ASSERT(ip);
+                CPPUNIT_ASSERT_EQUAL(host == "::1" ? std::string("::1") : std::string("::ffff:127.0.0.1"), *ip);
+            }
         }
     }
 

@@ -90,7 +90,18 @@ const std::string& Request::body() const { return impl_->req->body(); }
 
 std::uint64_t Request::connectionId() const { return impl_->req->connection_id() | impl_->connectionIdBase; }
 
-std::string Request::remoteAddress() const { return impl_->req->remote_endpoint().address().to_string(); }
+const std::string& Request::remoteAddress() const {
+    // Formatting an address costs more than the rest of a GET / answer's body: keep the last one
+    // (clients mostly come back on the same or a few addresses).
+    thread_local asio::ip::address last;
+    thread_local std::string text = last.to_string();
+    const auto address = impl_->req->remote_endpoint().address();
+    if (address != last) {
+        text = address.to_string();
+        last = address;
+    }
+    return text;
+}
 
 bool Request::http10() const {
     // Marked by GuardedSocket: RESTinio 0.6 does not keep the request's HTTP version.

@@ -32,7 +32,8 @@ public:
     const std::string& body() const;
     std::uint64_t connectionId() const;
     /// The peer address without port (IPv4 peers of a dual-stack socket as ::ffff:a.b.c.d).
-    std::string remoteAddress() const;
+    /// The reference stays valid until the next call on this thread.
+    const std::string& remoteAddress() const;
     bool http10() const;
 
     /// 200-style answer with Content-Length; `body` is sent as is (success bodies end with '\n').

@@ -42,7 +42,8 @@ void appendFamily(std::string& out, const dht::NodeStats& s, Report report, bool
 }
 
 /// "id": the proxy identity's public-key id when the server has one (§3.2), else the node's.
-std::string nodeInfoJson(const dht::NodeInfo& info, const std::string* publicIp, const ServerConfig& config) {
+/// Everything up to "ops" (the per-client "public_ip" follows it).
+std::string nodeInfoHead(const dht::NodeInfo& info, const ServerConfig& config) {
     const auto report = reportFor(info);
     std::string out = "{";
     const auto id = config.identity && config.identity->second ? config.identity->second->getId() : info.id;
@@ -54,22 +55,45 @@ std::string nodeInfoJson(const dht::NodeInfo& info, const std::string* publicIp,
     appendFamily(out, info.ipv6, report, info.bound6 != 0 && info.bound4 == 0);
     fmt::format_to(std::back_inserter(out), ",\"node_id\":\"{}\",\"ops\":{}", info.node_id.toString(),
                    info.ongoing_ops);
-    if (publicIp)
-        fmt::format_to(std::back_inserter(out), ",\"public_ip\":\"{}\"", *publicIp);
-    fmt::format_to(std::back_inserter(out), ",\"version\":\"{}\"}}", versionString());
     return out;
+}
+
+std::string nodeInfoTail() { return fmt::format(",\"version\":\"{}\"}}", versionString()); }
+
+std::string nodeInfoJson(const dht::NodeInfo& info, const ServerConfig& config) {
+    return nodeInfoHead(info, config) + nodeInfoTail();
+}
+
+/// The GET / answer: the cached head and tail around this client's address.
+void replyNodeInfo(ServerContext& ctx, const dht::NodeInfo& info, const Request& req) {
+    auto& cache = ctx.nodeInfoBodyCache();
+    if (cache.generation != ctx.nodeInfoGeneration() || cache.head.empty()) {
+        cache.head = nodeInfoHead(info, ctx.config());
+        cache.tail = nodeInfoTail() + '\n';
+        cache.generation = ctx.nodeInfoGeneration();
+    }
+    const std::string& ip = req.remoteAddress();
+    std::string body;
+    body.reserve(cache.head.size() + ip.size() + cache.tail.size() + 16);
+    body += cache.head;
+    body += ",\"public_ip\":\"";
+    body += ip;
+    body += '"';
+    body += cache.tail;
+    req.reply(200, std::move(body));
 }
 
 } // namespace
 
 void handleNodeInfo(ServerContext& ctx, const Request& req) {
+    if (const auto* info = ctx.freshNodeInfo())
+        return replyNodeInfo(ctx, *info, req); // the common case: no callback, no allocation
     std::weak_ptr<ServerContext> weak = ctx.shared_from_this();
     ctx.withNodeInfo([weak, req](const dht::NodeInfo* info) {
         auto ctx = weak.lock();
         if (!info || !ctx)
             return req.replyError(503, "Incorrect DhtRunner");
-        const auto ip = req.remoteAddress();
-        req.reply(200, nodeInfoJson(*info, &ip, ctx->config()) + '\n');
+        replyNodeInfo(*ctx, *info, req);
     });
 }
 
@@ -92,7 +116,7 @@ void handleStats(ServerContext& ctx, const Request& req) {
                                       ctx->gets().count(), unixNow, ctx->listens().streamCount(),
                                       ctx->listens().dhtListenCount());
         if (info)
-            out += ",\"nodeInfo\":" + nodeInfoJson(*info, nullptr, ctx->config());
+            out += ",\"nodeInfo\":" + nodeInfoJson(*info, ctx->config());
         out += ',';
         if (auto* push = ctx->pushListeners().service())
             push->appendStats(out);

@@ -35,10 +35,15 @@ void ServerContext::stateChanged() {
         state_->markDirty();
 }
 
+const dht::NodeInfo* ServerContext::freshNodeInfo() const {
+    if (nodeInfo_ && std::chrono::steady_clock::now() - nodeInfoTime_ < std::chrono::seconds(1))
+        return &*nodeInfo_;
+    return nullptr;
+}
+
 void ServerContext::withNodeInfo(std::function<void(const dht::NodeInfo*)> cb) {
-    const auto now = std::chrono::steady_clock::now();
-    if (nodeInfo_ && now - nodeInfoTime_ < std::chrono::seconds(1)) {
-        cb(&*nodeInfo_);
+    if (const auto* info = freshNodeInfo()) {
+        cb(info);
         return;
     }
     if (!dht_->isRunning()) {
@@ -59,6 +64,7 @@ void ServerContext::onNodeInfo(std::shared_ptr<dht::NodeInfo> info) {
     if (info) {
         nodeInfo_ = *info;
         nodeInfoTime_ = std::chrono::steady_clock::now();
+        ++nodeInfoGeneration_;
     }
     auto waiters = std::move(nodeInfoWaiters_);
     nodeInfoWaiters_.clear();

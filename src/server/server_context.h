@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -84,6 +85,18 @@ public:
     void withNodeInfo(std::function<void(const dht::NodeInfo*)> cb);
     /// The last node info fetched, if any (for the standalone-node put rule).
     const std::optional<dht::NodeInfo>& lastNodeInfo() const { return nodeInfo_; }
+    /// Node info at most 1 s old without waiting, or nullptr (then use withNodeInfo()).
+    const dht::NodeInfo* freshNodeInfo() const;
+    /// Changes each time a new node info snapshot arrives (for caches built from it).
+    std::uint64_t nodeInfoGeneration() const { return nodeInfoGeneration_; }
+
+    /// The `GET /` body without its per-client part, rebuilt once per node info snapshot.
+    struct NodeInfoBodyCache {
+        std::uint64_t generation {0};
+        std::string head; ///< up to and including "ops":N
+        std::string tail; ///< ,"version":"..."}
+    };
+    NodeInfoBodyCache& nodeInfoBodyCache() { return nodeInfoBody_; }
 
     /// Stop serving: ends every stream (calls `written` once all final chunks are written),
     /// cancels DHT listens and permanent puts. On the state executor.
@@ -112,6 +125,8 @@ private:
 
     std::optional<dht::NodeInfo> nodeInfo_;
     std::chrono::steady_clock::time_point nodeInfoTime_;
+    std::uint64_t nodeInfoGeneration_ {0};
+    NodeInfoBodyCache nodeInfoBody_;
     std::vector<std::function<void(const dht::NodeInfo*)>> nodeInfoWaiters_;
 
     std::mutex gateMutex_; ///< guards closed_ only: the gate for posts from foreign threads
