@@ -42,6 +42,11 @@ struct ServerConfig {
     std::chrono::milliseconds write_timeout {std::chrono::seconds(60)};  ///< each response write
     std::chrono::milliseconds handle_timeout {std::chrono::seconds(30)}; ///< a non-streaming answer
 
+    // --- Gets ----------------------------------------------------------------------------------
+    /// A GET of a key whose DHT get started less than this ago and still runs joins that get
+    /// instead of starting another (docs/server.md, "Get coalescing"); 0 disables.
+    std::chrono::milliseconds get_coalescing_window {std::chrono::seconds(1)};
+
     // --- Lifetimes (spec §6.4; shortened in tests) ----------------------------------------------
     std::chrono::seconds permanent_put_lifetime {std::chrono::hours(24)};
     std::chrono::seconds push_listener_lifetime {std::chrono::hours(24)};

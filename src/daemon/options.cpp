@@ -86,6 +86,18 @@ const std::vector<OptionSpec>& specs() {
          count<std::size_t>(&ServerConfig::max_pipelined_requests, 1, 1024)},
         {"concurrent-accepts", "N", "accept operations kept in flight (default 1)",
          count<std::size_t>(&ServerConfig::concurrent_accepts, 1, 1024)},
+        {"get-coalescing-ms", "MS",
+         "a GET of a key whose DHT get started less than MS ago and still runs joins it instead of "
+         "starting another (default 1000; 0 disables)",
+         [](Options& o, std::string_view v, std::string& e) {
+             unsigned ms = 0;
+             if (!parseNumber<unsigned>(v, ms, 0u, 600000u)) {
+                 e = fmt::format("expected milliseconds from 0 to 600000, got '{}'", v);
+                 return false;
+             }
+             o.server.get_coalescing_window = std::chrono::milliseconds(ms);
+             return true;
+         }},
         {"push-server", "URL",
          "push gateway (gorush) for android/ios pushes: HOST:PORT, a bare PORT (localhost) or "
          "http(s)://HOST:PORT (default none: only unifiedpush subscriptions are accepted)",

@@ -112,8 +112,8 @@ void handleStats(ServerContext& ctx, const Request& req) {
         const auto unixNow = std::chrono::duration_cast<std::chrono::seconds>(
                                  std::chrono::system_clock::now().time_since_epoch())
                                  .count();
-        std::string out = fmt::format("{{\"getCount\":{},\"lastUpdated\":{},\"listenCount\":{},\"listenKeyCount\":{}",
-                                      ctx->gets().count(), unixNow, ctx->listens().streamCount(),
+        std::string out = fmt::format("{{\"dhtGetCount\":{},\"getCount\":{},\"lastUpdated\":{},\"listenCount\":{},\"listenKeyCount\":{}",
+                                      ctx->gets().dhtGetCount(), ctx->gets().count(), unixNow, ctx->listens().streamCount(),
                                       ctx->listens().dhtListenCount());
         if (info)
             out += ",\"nodeInfo\":" + nodeInfoJson(*info, ctx->config());

@@ -1,5 +1,6 @@
 #include "server/permanent_puts.h"
 
+#include "server/get_operations.h"
 #include "server/listen_registry.h"
 #include "server/server_context.h"
 
@@ -85,6 +86,7 @@ void PermanentPuts::startDhtPut(const EntryKey& k, Entry& e) {
     e.putPending = true;
     std::weak_ptr<ServerContext> weak = ctx_.shared_from_this();
     const auto generation = e.generation;
+    ctx_.gets().keyChanged(k.first);
     ctx_.dht().put(
         k.first, e.value,
         [weak, k, generation](bool ok, const std::vector<std::shared_ptr<dht::Node>>& nodes) {

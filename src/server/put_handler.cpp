@@ -3,6 +3,7 @@
 #include "server/handlers.h"
 
 #include "codec/value_codec.h"
+#include "server/get_operations.h"
 #include "server/listen_registry.h"
 #include "server/permanent_puts.h"
 #include "server/server_context.h"
@@ -49,6 +50,7 @@ void handlePut(ServerContext& ctx, const Request& req, const dht::InfoHash& key)
         return ctx.puts().put(key, std::move(parsed->value), parsed->push, req);
 
     auto value = std::move(parsed->value);
+    ctx.gets().keyChanged(key);
     std::weak_ptr<ServerContext> weak = ctx.shared_from_this();
     const auto parked = ctx.park(req);
     ctx.dht().put(key, value, [weak, parked, key, value](bool ok, const std::vector<std::shared_ptr<dht::Node>>& nodes) {

@@ -10,6 +10,7 @@
 #include "server/handlers.h"
 
 #include "codec/value_codec.h"
+#include "server/get_operations.h"
 #include "server/server_context.h"
 
 #include <opendht/dhtrunner.h>
@@ -56,6 +57,7 @@ void putThenAnswer(ServerContext& ctx, const Request& req, const dht::InfoHash& 
                    std::shared_ptr<dht::Value> stored, std::string answer) {
     std::weak_ptr<ServerContext> weak = ctx.shared_from_this();
     const auto parked = ctx.park(req);
+    ctx.gets().keyChanged(key);
     ctx.dht().put(key, stored, [weak, parked, answer = std::move(answer)](bool ok, const std::vector<std::shared_ptr<dht::Node>>& nodes) {
         auto ctx = weak.lock();
         if (!ctx)
