@@ -9,6 +9,8 @@
 
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <sstream>
+
 #include <thread>
 
 using namespace dhtgate::test;
@@ -31,6 +33,7 @@ class ServerInputTest : public CppUnit::TestFixture {
     CPPUNIT_TEST(testPipeliningOrder);
     CPPUNIT_TEST(testPipeliningBeyondLimit);
     CPPUNIT_TEST(testRequestsSplitAcrossReads);
+    CPPUNIT_TEST(testUnusualRequestsBetweenPlainOnes);
     CPPUNIT_TEST(testPipelinedRejection);
     CPPUNIT_TEST(testHttp10AndConnectionClose);
     CPPUNIT_TEST(testPushSignEncryptUnavailable);
@@ -202,6 +205,35 @@ public:
             CPPUNIT_ASSERT_MESSAGE(at, r && r->status == 200 && !r->chunked);
             CPPUNIT_ASSERT_MESSAGE(at, c.waitClosed()); // the HTTP/1.0 request ends the connection
         }
+    }
+
+    void testUnusualRequestsBetweenPlainOnes() {
+        // Requests the guard's fast scanner leaves to the full parser (a chunked body, folded or
+        // bare-LF header lines, lower-case header names) pipelined with plain ones: every answer
+        // comes, in order.
+        const std::string body = R"({"data":"Y2h1bms=","id":"91","type":0})";
+        const std::string body2 = R"({"data":"Yg==","id":"92","type":0})";
+        std::ostringstream chunked;
+        chunked << "POST " << kPath << " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                << std::hex << body.size() << "\r\n" << body << "\r\n0\r\n\r\n";
+        RawHttpClient c(proxy_->port());
+        c.send(chunked.str() + RawHttpClient::request("GET", "/node/info") +
+               "GET " + kPath + " HTTP/1.1\nHost: x\n\n" +
+               "GET / HTTP/1.1\r\nhost: x\r\nx-long: a\r\n b\r\n\r\n" +
+               "POST " + kPath + " HTTP/1.1\r\ncontent-length: " + std::to_string(body2.size()) + "\r\n\r\n" + body2 +
+               RawHttpClient::request("GET", "/node/stats"));
+        auto r = c.readResponse();
+        CPPUNIT_ASSERT(r && r->status == 200 && r->body.find("\"id\":\"91\"") != std::string::npos);
+        r = c.readResponse();
+        CPPUNIT_ASSERT(r && r->body.find("node_id") != std::string::npos);
+        r = c.readResponse();
+        CPPUNIT_ASSERT(r && r->chunked && r->body.find("\"id\":\"91\"") != std::string::npos);
+        r = c.readResponse();
+        CPPUNIT_ASSERT(r && r->status == 200 && r->body.find("node_id") != std::string::npos);
+        r = c.readResponse();
+        CPPUNIT_ASSERT(r && r->status == 200 && r->body.find("\"id\":\"92\"") != std::string::npos);
+        r = c.readResponse();
+        CPPUNIT_ASSERT(r && r->body.find("listenCount") != std::string::npos);
     }
 
     void testPipelinedRejection() {

@@ -7,6 +7,7 @@
 
 #include <climits>
 #include <cstring>
+#include <string_view>
 #include <map>
 #include <mutex>
 #include <string>
@@ -167,6 +168,24 @@ private:
     /// start of its buffer, `inPlace_` bytes) or appended to ready_.
     void feed() {
         while (mode_ == Mode::scanning && !blocked_ && fed_ < inSize()) {
+            if (bodyLeft_ > 0) { // a Content-Length body the fast scanner found: pass it on
+                const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(bodyLeft_, inSize() - fed_));
+                fed_ += n;
+                bodyLeft_ -= n;
+                continue;
+            }
+            if (!useParser_) {
+                const auto r = scanHeaderSection();
+                if (r == Scan::rejected || r == Scan::blocked)
+                    break;
+                if (r == Scan::fallback) {
+                    useParser_ = true;
+                    parserOwnsMessage_ = false;
+                    http_parser_init(&parser_, HTTP_REQUEST);
+                    parser_.data = this;
+                }
+                continue;
+            }
             event_ = Event::none;
             const auto parsed = http_parser_execute(&parser_, &settings_, inData() + fed_, inSize() - fed_);
             const auto err = HTTP_PARSER_ERRNO(&parser_);
@@ -179,6 +198,15 @@ private:
             http_parser_pause(&parser_, 0);
             if (event_ == Event::messageBegin) {
                 msgStart_ = fed_ + parsed - 1; // the method's first byte was consumed
+                if (parserOwnsMessage_) {
+                    // The message the parser took over is complete: the next one goes back to the
+                    // fast scanner, from its first byte.
+                    inHeaders_ = false;
+                    useParser_ = false;
+                    fed_ = msgStart_;
+                    continue;
+                }
+                parserOwnsMessage_ = true;
                 fed_ += parsed;
                 // Back-pressure: RESTinio sees at most max_pipelined requests whose answer has
                 // not started (its own table gets headroom, see proxy_server.cpp).
@@ -193,13 +221,8 @@ private:
                     return reject(413);
                 fed_ += parsed;
                 if (parser_.http_major == 1 && parser_.http_minor == 0) {
-                    // RESTinio 0.6 does not keep the request's HTTP version, and HTTP/1.0 clients
-                    // cannot read chunked answers: mark the request (see kHttp10Header).
-                    materialize();
-                    const auto at = fed_ > 0 && input_[fed_ - 1] == '\r' ? fed_ - 1 : fed_;
-                    const std::string mark = std::string(kHttp10Header) + ": 1\r\n";
-                    input_.insert(at, mark);
-                    fed_ += mark.size();
+                    const auto at = fed_ > 0 && inData()[fed_ - 1] == '\r' ? fed_ - 1 : fed_;
+                    markHttp10(at);
                 }
             }
         }
@@ -222,6 +245,118 @@ private:
         }
         fed_ -= std::min(fed_, releasable);
         msgStart_ -= std::min(msgStart_, releasable);
+    }
+
+    enum class Scan { consumed, fallback, blocked, rejected };
+
+    /// The fast path for the common request: a whole header section in the input, CRLF line ends,
+    /// no Transfer-Encoding/Upgrade/CONNECT, at most one valid Content-Length. Checks the limits and
+    /// the pipelining budget without a full HTTP parse (RESTinio parses the request anyway);
+    /// anything else (an unfinished or unusual header section) goes to http_parser (`fallback`).
+    Scan scanHeaderSection() {
+        const char* d = inData();
+        const std::size_t start = fed_;
+        const std::size_t size = inSize();
+        if (d[start] == '\r' || d[start] == '\n' || (size - start >= 8 && std::memcmp(d + start, "CONNECT ", 8) == 0))
+            return Scan::fallback;
+        const void* found = memmem(d + start, size - start, "\r\n\r\n", 4);
+        if (!found)
+            return Scan::fallback; // unfinished: the parser holds it back and checks its size
+        const std::size_t end = static_cast<const char*>(found) - d + 4; // past the empty line
+        msgStart_ = start;
+        if (end - start > limits_.max_header_size) {
+            reject(431);
+            return Scan::rejected;
+        }
+        const char* lineEnd = static_cast<const char*>(std::memchr(d + start, '\n', end - start));
+        const std::string_view requestLine(d + start, lineEnd - (d + start));
+        bool http10 = false;
+        if (requestLine.size() > 10 && requestLine.compare(requestLine.size() - 10, 10, " HTTP/1.0\r") == 0)
+            http10 = true;
+        else if (requestLine.size() <= 10 || requestLine.compare(requestLine.size() - 10, 10, " HTTP/1.1\r") != 0)
+            return Scan::fallback;
+        std::size_t fields = 0;
+        std::uint64_t contentLength = 0;
+        bool haveLength = false;
+        for (const char* line = lineEnd + 1; line < d + end - 2;) {
+            const char* next = static_cast<const char*>(std::memchr(line, '\n', d + end - line));
+            const std::string_view field(line, next - line); // ends with '\r'
+            line = next + 1;
+            ++fields;
+            if (field.size() < 2 || field.back() != '\r' || field[0] == ' ' || field[0] == '\t')
+                return Scan::fallback; // bare LF or folded line: let the parser judge
+            const auto colon = field.find(':');
+            if (colon == std::string_view::npos)
+                return Scan::fallback;
+            const auto name = field.substr(0, colon);
+            if (equalsLower(name, "content-length")) {
+                if (haveLength || !parseLength(field.substr(colon + 1, field.size() - colon - 2), contentLength))
+                    return Scan::fallback;
+                haveLength = true;
+            } else if (equalsLower(name, "transfer-encoding") || equalsLower(name, "upgrade")) {
+                return Scan::fallback;
+            }
+        }
+        if (fields > limits_.max_header_count) {
+            reject(431);
+            return Scan::rejected;
+        }
+        if (contentLength > limits_.max_body_size) {
+            reject(413);
+            return Scan::rejected;
+        }
+        if (!counted_) {
+            counted_ = true;
+            // Back-pressure, as in the parser path.
+            if (++messages_ - responsesStarted_ > limits_.max_pipelined) {
+                blocked_ = true;
+                return Scan::blocked;
+            }
+        }
+        counted_ = false;
+        fed_ = end;
+        if (http10)
+            markHttp10(end - 2);
+        bodyLeft_ = contentLength;
+        return Scan::consumed;
+    }
+
+    static bool equalsLower(std::string_view name, std::string_view lower) {
+        if (name.size() != lower.size())
+            return false;
+        for (std::size_t i = 0; i < name.size(); ++i)
+            if ((name[i] | 0x20) != lower[i])
+                return false;
+        return true;
+    }
+
+    /// Digits between optional spaces/tabs; false if anything else or too large.
+    static bool parseLength(std::string_view v, std::uint64_t& out) {
+        std::size_t i = 0;
+        while (i < v.size() && (v[i] == ' ' || v[i] == '\t'))
+            ++i;
+        const std::size_t digits = i;
+        std::uint64_t n = 0;
+        for (; i < v.size() && v[i] >= '0' && v[i] <= '9'; ++i) {
+            if (n > (std::uint64_t(1) << 50))
+                return false;
+            n = n * 10 + std::uint64_t(v[i] - '0');
+        }
+        if (i == digits)
+            return false;
+        while (i < v.size() && (v[i] == ' ' || v[i] == '\t'))
+            ++i;
+        out = n;
+        return i == v.size();
+    }
+
+    /// RESTinio 0.6 does not keep the request's HTTP version, and HTTP/1.0 clients cannot read
+    /// chunked answers: mark the request (see kHttp10Header) at `at`, the start of the empty line.
+    void markHttp10(std::size_t at) {
+        materialize();
+        const std::string mark = std::string(kHttp10Header) + ": 1\r\n";
+        input_.insert(at, mark);
+        fed_ += mark.size();
     }
 
     /// Replaces the request starting at msgStart_ with a synthetic request for kRejectPath.
@@ -333,6 +468,10 @@ private:
     http_parser_settings settings_ {};
     Mode mode_ {Mode::scanning};
     Event event_ {Event::none};
+    bool useParser_ {false};         ///< this message goes through http_parser (not the fast scanner)
+    bool parserOwnsMessage_ {false}; ///< http_parser has begun the message it took over
+    bool counted_ {false};           ///< the fast scanner counted the message at msgStart_ (blocked)
+    std::uint64_t bodyLeft_ {0};     ///< Content-Length body bytes still to pass on (fast scanner)
     bool inHeaders_ {false};
     bool blocked_ {false};
     std::size_t fieldCount_ {0};
