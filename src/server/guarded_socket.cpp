@@ -317,9 +317,25 @@ private:
         fed_ = end;
         if (http10)
             markHttp10(end - 2);
+        else if (isListen(requestLine))
+            insertLines(end - 2, kListenMark);
         bodyLeft_ = contentLength;
         return Scan::consumed;
     }
+
+    /// "GET <path ending in /listen[/]>[?query] HTTP/1.1\r" (see kListenUpgrade).
+    static bool isListen(std::string_view requestLine) {
+        if (requestLine.compare(0, 4, "GET ") != 0)
+            return false;
+        auto target = requestLine.substr(4, requestLine.size() - 4 - 10);
+        target = target.substr(0, target.find('?'));
+        if (!target.empty() && target.back() == '/')
+            target.remove_suffix(1);
+        constexpr std::string_view suffix = "/listen";
+        return target.size() > suffix.size() && target.compare(target.size() - suffix.size(), suffix.size(), suffix) == 0;
+    }
+
+    static inline const std::string kListenMark = "Connection: upgrade\r\nUpgrade: " + std::string(kListenUpgrade) + "\r\n";
 
     static bool equalsLower(std::string_view name, std::string_view lower) {
         if (name.size() != lower.size())
@@ -353,10 +369,15 @@ private:
     /// RESTinio 0.6 does not keep the request's HTTP version, and HTTP/1.0 clients cannot read
     /// chunked answers: mark the request (see kHttp10Header) at `at`, the start of the empty line.
     void markHttp10(std::size_t at) {
+        static const std::string mark = std::string(kHttp10Header) + ": 1\r\n";
+        insertLines(at, mark);
+    }
+
+    /// Inserts header lines at `at` (before fed_), which takes the input off the in-place path.
+    void insertLines(std::size_t at, const std::string& lines) {
         materialize();
-        const std::string mark = std::string(kHttp10Header) + ": 1\r\n";
-        input_.insert(at, mark);
-        fed_ += mark.size();
+        input_.insert(at, lines);
+        fed_ += lines.size();
     }
 
     /// Replaces the request starting at msgStart_ with a synthetic request for kRejectPath.

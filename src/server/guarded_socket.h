@@ -51,6 +51,10 @@ public:
     static constexpr std::string_view kRejectPath = "/.dhtgate/reject/";
     /// Header added to HTTP/1.0 requests (RESTinio 0.6 does not record the request version).
     static constexpr std::string_view kHttp10Header = "X-Dhtgate-Http10";
+    /// `Upgrade:` token added (with `Connection: upgrade`) to `GET .../listen` requests, so that
+    /// RESTinio hands the request over as an upgrade and the server can take the connection
+    /// (Request::startListenStream, RawStream).
+    static constexpr std::string_view kListenUpgrade = "dhtgate-listen";
 
     /// Limits used by the sockets created for `io` (RESTinio constructs sockets from an
     /// io_context only). Set by ProxyServer before it opens; the last call for an io_context wins.

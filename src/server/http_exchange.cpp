@@ -1,5 +1,6 @@
 #include "server/http_exchange.h"
 
+#include "server/raw_stream.h"
 #include "server/server_traits.h"
 
 #include <optional>
@@ -140,6 +141,7 @@ void Request::replyOptions() const {
 // --- Stream -------------------------------------------------------------------------------------
 
 struct Stream::Impl {
+    std::shared_ptr<RawStream> raw; // a listen taken from RESTinio (startListenStream)
     std::optional<restinio::response_builder_t<restinio::chunked_output_t>> chunked;
     // HTTP/1.0: no chunked encoding, the body is buffered and sent by end().
     restinio::request_handle_t http10Request;
@@ -159,6 +161,31 @@ Stream Request::startStream() const {
     return Stream(std::move(s));
 }
 
+Stream Request::startListenStream(std::function<void()> onClosed) const {
+    using Connection = restinio::impl::connection_t<SingleThreadTraits>;
+    static const std::string token(GuardedSocket::kListenUpgrade);
+    if (http10() || impl_->req->header().get_field_or(restinio::http_field::upgrade, std::string()) != token)
+        return startStream();
+    auto& connection = restinio::impl::access_req_connection(*impl_->req);
+    auto* concrete = dynamic_cast<Connection*>(connection.get());
+    if (!concrete)
+        return startStream(); // a thread pool or TLS connection: RESTinio keeps it
+    // RESTinio's upgrade hand-off (as its websocket upgrade does): the socket moves out, and the
+    // connection object is released once its current read handler returns.
+    using Internals = decltype(concrete->move_upgrade_internals());
+    auto internals = std::make_shared<Internals>(concrete->move_upgrade_internals());
+    connection.reset();
+    auto& socket = internals->m_socket;
+    auto raw = std::make_shared<RawStream>(socket, std::move(internals), std::move(onClosed));
+    static const auto header = std::make_shared<const std::string>(
+        "HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nServer: dhtgate\r\nContent-Type: application/json\r\n"
+        "Access-Control-Allow-Origin: *\r\nTransfer-Encoding: chunked\r\n\r\n");
+    raw->start(header);
+    auto s = std::make_unique<Stream::Impl>();
+    s->raw = std::move(raw);
+    return Stream(std::move(s));
+}
+
 Stream::Stream() = default;
 Stream::Stream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Stream::Stream(Stream&&) noexcept = default;
@@ -171,10 +198,12 @@ Stream& Stream::operator=(Stream&& o) noexcept {
 }
 Stream::~Stream() { end(); }
 
-void Stream::send(std::shared_ptr<const std::string> chunk) {
+void Stream::send(std::shared_ptr<const std::string> chunk, const std::shared_ptr<const std::string>& framed) {
     if (!impl_ || impl_->ended || !chunk || chunk->empty())
         return;
-    if (impl_->chunked)
+    if (impl_->raw)
+        impl_->raw->send(framed ? framed : RawStream::frame(*chunk));
+    else if (impl_->chunked)
         impl_->chunked->append_chunk(restinio::writable_item_t(std::move(chunk))).flush();
     else
         impl_->http10Body += *chunk;
@@ -183,7 +212,9 @@ void Stream::send(std::shared_ptr<const std::string> chunk) {
 void Stream::send(std::string chunk) {
     if (!impl_ || impl_->ended || chunk.empty())
         return;
-    if (impl_->chunked)
+    if (impl_->raw)
+        impl_->raw->send(RawStream::frame(chunk));
+    else if (impl_->chunked)
         impl_->chunked->append_chunk(std::move(chunk)).flush();
     else
         impl_->http10Body += chunk;
@@ -197,7 +228,9 @@ void Stream::end(std::function<void()> written) {
     }
     impl_->ended = true;
     try {
-        if (impl_->chunked) {
+        if (impl_->raw) {
+            impl_->raw->end(std::move(written));
+        } else if (impl_->chunked) {
             if (written)
                 impl_->chunked->done([written = std::move(written)](const auto&) { written(); });
             else

@@ -46,6 +46,11 @@ public:
     void replyOptions() const;
     /// Starts a chunked 200 answer; its headers are flushed at once.
     Stream startStream() const;
+    /// startStream() for a listen: when the request guard marked it (single io thread, plain
+    /// HTTP), the connection is taken from RESTinio and the stream written directly (RawStream);
+    /// `onClosed` then runs once when the client goes away. Otherwise the same as startStream(),
+    /// and `onClosed` is dropped (RESTinio's connection-state listener reports the close).
+    Stream startListenStream(std::function<void()> onClosed) const;
 
 private:
     std::shared_ptr<Impl> impl_;
@@ -63,8 +68,9 @@ public:
     ~Stream();
 
     explicit operator bool() const { return impl_ != nullptr; }
-    /// One chunk (shared buffers let one serialised value go to many streams).
-    void send(std::shared_ptr<const std::string> chunk);
+    /// One chunk (shared buffers let one serialised value go to many streams). `framed`, if
+    /// given, is the same chunk with its chunked-encoding framing, used by direct streams.
+    void send(std::shared_ptr<const std::string> chunk, const std::shared_ptr<const std::string>& framed = nullptr);
     void send(std::string chunk);
     /// Sends the final chunk; `written` (optional) runs once the final chunk is written or failed.
     void end(std::function<void()> written = {});

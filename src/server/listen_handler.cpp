@@ -10,7 +10,12 @@ void handleListen(ServerContext& ctx, const Request& req, const dht::InfoHash& k
     // A listen never ends: it needs chunked encoding, which HTTP/1.0 does not have.
     if (req.http10())
         return req.replyError(505, "Listen needs HTTP/1.1");
-    ctx.listens().add(key, req.connectionId(), req.startStream());
+    const auto connId = req.connectionId();
+    std::weak_ptr<ServerContext> weak = ctx.shared_from_this();
+    ctx.listens().add(key, connId, req.startListenStream([weak, connId] {
+        if (auto ctx = weak.lock())
+            ctx->listens().connectionClosed(connId);
+    }));
 }
 
 } // namespace dhtgate::server

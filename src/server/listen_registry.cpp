@@ -2,6 +2,7 @@
 
 #include "codec/value_codec.h"
 #include "server/push_listeners.h"
+#include "server/raw_stream.h"
 #include "server/server_context.h"
 
 #include <opendht/dhtrunner.h>
@@ -21,8 +22,8 @@ void ListenRegistry::add(const dht::InfoHash& key, std::uint64_t connId, Stream 
         startDhtListen(key, kl);
     } else {
         // Join the shared DHT listen: first what is already stored, one value per chunk.
-        for (const auto& [id, line] : kl.current)
-            session.stream.send(line);
+        for (const auto& [id, e] : kl.current)
+            session.stream.send(e.line, e.framed);
     }
     ctx_.log().debug("[server] [conn:{}] listen {} ({} stream(s) on this key)", connId, key.toString(),
                      kl.connections.size());
@@ -41,20 +42,23 @@ void ListenRegistry::startDhtListen(const dht::InfoHash& key, KeyListen& kl) {
                                    return false;
                                std::vector<Event> events;
                                events.reserve(values.size());
-                               for (const auto& v : values) {
-                                   if (!v)
-                                       continue;
-                                   std::string line;
-                                   codec::appendValueJson(line, *v, expired);
-                                   line += '\n';
-                                   events.push_back({v->id, std::make_shared<const std::string>(std::move(line))});
-                               }
+                               for (const auto& v : values)
+                                   if (v)
+                                       events.push_back(makeEvent(*v, expired));
                                ctx->postFromAnyThread([ctx, key, generation, events = std::move(events), expired] {
                                    ctx->listens().onEvents(key, generation, events, expired);
                                });
                                return true;
                            })
                    .share();
+}
+
+ListenRegistry::Event ListenRegistry::makeEvent(const dht::Value& value, bool expired) {
+    std::string line;
+    codec::appendValueJson(line, value, expired);
+    line += '\n';
+    auto framed = RawStream::frame(line);
+    return {value.id, std::make_shared<const std::string>(std::move(line)), std::move(framed)};
 }
 
 void ListenRegistry::onEvents(const dht::InfoHash& key, std::uint64_t generation, const std::vector<Event>& events,
@@ -69,14 +73,14 @@ void ListenRegistry::onEvents(const dht::InfoHash& key, std::uint64_t generation
             kl.current.erase(e.id);
         } else {
             auto& current = kl.current[e.id];
-            if (current && *current == *e.line)
+            if (current.line && *current.line == *e.line)
                 continue; // already sent (e.g. reported by notifyLocalPut first)
-            current = e.line;
+            current = e;
         }
         for (auto connId : kl.connections) {
             auto s = sessions_.find(connId);
             if (s != sessions_.end())
-                s->second.stream.send(e.line);
+                s->second.stream.send(e.line, e.framed);
         }
     }
 }
@@ -86,10 +90,7 @@ void ListenRegistry::notifyLocalPut(const dht::InfoHash& key, const dht::Value& 
     auto it = keys_.find(key);
     if (it == keys_.end())
         return;
-    std::string line;
-    codec::appendValueJson(line, value);
-    line += '\n';
-    onEvents(key, it->second.generation, {Event {value.id, std::make_shared<const std::string>(std::move(line))}}, false);
+    onEvents(key, it->second.generation, {makeEvent(value, false)}, false);
 }
 
 void ListenRegistry::connectionClosed(std::uint64_t connId) {

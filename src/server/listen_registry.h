@@ -32,6 +32,7 @@ public:
     struct Event {
         dht::Value::Id id;
         Line line;
+        Line framed; ///< the line with its chunk framing, for direct streams (RawStream)
     };
 
     explicit ListenRegistry(ServerContext& ctx) : ctx_(ctx) {}
@@ -59,7 +60,7 @@ private:
     struct KeyListen {
         std::uint64_t generation {0};
         std::shared_future<std::size_t> token;
-        std::map<dht::Value::Id, Line> current;
+        std::map<dht::Value::Id, Event> current;
         std::set<std::uint64_t> connections;
     };
     struct Session {
@@ -69,6 +70,7 @@ private:
 
     void startDhtListen(const dht::InfoHash& key, KeyListen& kl);
     void onEvents(const dht::InfoHash& key, std::uint64_t generation, const std::vector<Event>& events, bool expired);
+    static Event makeEvent(const dht::Value& value, bool expired);
 
     ServerContext& ctx_;
     std::map<dht::InfoHash, KeyListen> keys_;

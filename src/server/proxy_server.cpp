@@ -50,7 +50,7 @@ std::unique_ptr<ListenerServer> makeHttpServer(asio::io_context& io, const Serve
                                       .max_url_size(c.max_header_size)
                                       .max_field_name_size(c.max_header_size)
                                       .max_field_value_size(c.max_header_size)
-                                      .max_field_count(c.max_header_count + 1) // +1: the guard's HTTP/1.0 mark
+                                      .max_field_count(c.max_header_count + 2) // +2: the guard's HTTP/1.0 or listen marks
                                       .max_body_size(c.max_body_size))
         // RESTinio checks connection timeouts on a periodic tick, one timer per connection: keep it
         // well below the timeouts, but not at 1 s, which costs every idle listen stream a wake-up
