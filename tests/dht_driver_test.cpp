@@ -52,6 +52,7 @@ class DhtDriverTest : public CppUnit::TestFixture {
     CPPUNIT_TEST(testProxyServerOnDrivenRunner);
     CPPUNIT_TEST(testStopWithOperationsInFlight);
     CPPUNIT_TEST(testBadBindAddress);
+    CPPUNIT_TEST(testIpv6Loopback);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -246,6 +247,29 @@ public:
         // A taken port: the driven node's own.
         CPPUNIT_ASSERT_THROW(io_->run([this] { dhtgate::DhtDriver d(io_->io(), driver_->port(), {}, "127.0.0.1"); return 0; }),
                              std::system_error);
+    }
+
+    void testIpv6Loopback() {
+        std::unique_ptr<dhtgate::DhtDriver> d6;
+        try {
+            d6 = io_->run([this] { return std::make_unique<dhtgate::DhtDriver>(io_->io(), 0, dhtgate::Logger {}, "::1"); });
+        } catch (const std::system_error&) {
+            return; // no IPv6 on this machine
+        }
+        CPPUNIT_ASSERT(d6->port() != 0);
+        CPPUNIT_ASSERT_EQUAL(d6->port(), static_cast<std::uint16_t>(d6->runner()->getBoundPort(AF_INET6)));
+        CPPUNIT_ASSERT_EQUAL(std::uint16_t(0), static_cast<std::uint16_t>(d6->runner()->getBoundPort(AF_INET)));
+        // A standalone node still answers, through the io thread (priority queue: node info).
+        auto info = std::make_shared<std::promise<in_port_t>>();
+        d6->runner()->getNodeInfo([info](std::shared_ptr<dht::NodeInfo> i) { info->set_value(i->bound6); });
+        d6->kick();
+        auto f = info->get_future();
+        CPPUNIT_ASSERT(ready(f));
+        CPPUNIT_ASSERT_EQUAL(d6->port(), static_cast<std::uint16_t>(f.get()));
+        io_->run([&d6] {
+            d6.reset(); // stop() on the io thread
+            return 0;
+        });
     }
 
 private:

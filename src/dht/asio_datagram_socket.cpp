@@ -21,6 +21,7 @@ namespace {
 
 constexpr std::size_t kMaxDatagram = 64 * 1024; // largest UDP payload
 constexpr std::size_t kMaxBatch = 64;           // datagrams handed to the DHT per onReceived()
+constexpr unsigned kMaxConsecutiveErrors = 100;
 
 dht::SockAddr toSockAddr(const asio::ip::udp::endpoint& ep) {
     return dht::SockAddr(ep.data(), static_cast<socklen_t>(ep.size()));
@@ -36,6 +37,7 @@ struct AsioDatagramSocket::Shared : std::enable_shared_from_this<Shared> {
         asio::ip::udp::socket socket;
         asio::ip::udp::endpoint from;
         std::array<std::uint8_t, kMaxDatagram> buffer {};
+        unsigned errors {0}; ///< consecutive receive errors
     };
 
     Shared(asio::io_context& context, Logger logger) : io(context), log(std::move(logger)) {}
@@ -57,8 +59,17 @@ struct AsioDatagramSocket::Shared : std::enable_shared_from_this<Shared> {
                 if (self->closed || ec == asio::error::operation_aborted)
                     return;
                 if (ec) {
+                    // Transient errors are retried; a socket that keeps failing is given up
+                    // rather than spinning the io thread.
+                    if (++leg.errors >= kMaxConsecutiveErrors) {
+                        self->log.error("[dht-socket] receive keeps failing ({}): socket closed", ec.message());
+                        std::error_code ignored;
+                        leg.socket.close(ignored);
+                        return;
+                    }
                     self->log.debug("[dht-socket] receive: {}", ec.message());
                 } else {
+                    leg.errors = 0;
                     self->batch(leg, n);
                     if (self->onPackets && !self->closed)
                         self->onPackets();

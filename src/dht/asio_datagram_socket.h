@@ -44,7 +44,11 @@ public:
     bool hasIPv4() const override { return bound4_.getFamily() == AF_INET; }
     bool hasIPv6() const override { return bound6_.getFamily() == AF_INET6; }
     const dht::SockAddr& getBoundRef(sa_family_t family = AF_UNSPEC) const override {
-        return family == AF_INET6 ? bound6_ : (hasIPv4() ? bound4_ : bound6_);
+        if (family == AF_INET6)
+            return bound6_;
+        if (family == AF_INET)
+            return bound4_;
+        return hasIPv4() ? bound4_ : bound6_; // AF_UNSPEC: whichever is bound
     }
     /// Numeric host and service only (no DNS on the io thread); names give an empty result.
     std::vector<dht::SockAddr> resolve(const std::string& host, const std::string& service = {}) override;
