@@ -21,7 +21,8 @@
 //  * kick() and port() may be called from any thread.
 //  * stop() and the destructor run on the io thread, or on any thread when no thread runs io
 //    (before run() or after it returned). After stop() no DHT callback runs.
-//  * The io_context must outlive the DhtDriver.
+//  * The io_context must outlive the DhtDriver, and the DhtDriver must outlive whatever calls
+//    kick() (a ProxyServer with ServerConfig::dht_kick: stop and destroy the server first).
 //
 // A slow DHT step (for instance a burst of received packets) delays the other handlers of the
 // io_context for that long; this is the price of having no hand-offs (docs/server.md).
