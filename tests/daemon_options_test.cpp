@@ -27,12 +27,13 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::string("127.0.0.1"), o->server.address);
         CPPUNIT_ASSERT(o->bootstrap.empty());
         CPPUNIT_ASSERT(o->log_level == dhtgate::LogLevel::info);
+        CPPUNIT_ASSERT(!o->dht_thread); // the DHT is driven on the io thread by default
     }
     void testAllOptions() {
         std::string err;
         auto o = parse({"--dht-port", "0", "--bootstrap", "bootstrap.jami.net:4222", "--bootstrap=[::1]:4000",
                         "--http-port=0", "--bind", "::", "--threads", "4", "--log-level", "debug", "--max-pipelined",
-                        "3", "--concurrent-accepts", "2"},
+                        "3", "--concurrent-accepts", "2", "--dht-thread"},
                        err);
         CPPUNIT_ASSERT_MESSAGE(err, o);
         CPPUNIT_ASSERT_EQUAL(std::uint16_t(0), o->dht_port);
@@ -43,6 +44,7 @@ public:
         CPPUNIT_ASSERT_EQUAL(std::size_t(3), o->server.max_pipelined_requests);
         CPPUNIT_ASSERT_EQUAL(std::size_t(2), o->server.concurrent_accepts);
         CPPUNIT_ASSERT(o->log_level == dhtgate::LogLevel::debug);
+        CPPUNIT_ASSERT(o->dht_thread);
         std::string host, port;
         CPPUNIT_ASSERT(dhtgate::daemon::splitHostPort("[::1]:4000", host, port));
         CPPUNIT_ASSERT_EQUAL(std::string("::1"), host);
@@ -50,6 +52,7 @@ public:
     }
     void testBadOptions() {
         for (auto args : std::vector<std::vector<const char*>> {{"--nope"},
+                                                                 {"--dht-thread=yes"},
                                                                  {"--http-port"},
                                                                  {"--http-port", "70000"},
                                                                  {"--dht-port", "x"},
@@ -66,7 +69,7 @@ public:
     void testHelpListsEveryOption() {
         const auto text = dhtgate::daemon::usage("dhtgate");
         for (const char* o : {"--dht-port", "--bootstrap", "--http-port", "--bind", "--threads", "--log-level",
-                              "--max-pipelined", "--concurrent-accepts", "--help"})
+                              "--max-pipelined", "--concurrent-accepts", "--dht-thread", "--help"})
             CPPUNIT_ASSERT_MESSAGE(o, text.find(o) != std::string::npos);
     }
 };

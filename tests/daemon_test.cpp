@@ -1,6 +1,9 @@
 // The dhtgate daemon as a process: prints its URL, serves, and on SIGTERM ends listen streams with
 // their final chunk and exits 0.
+#include "support/dht_node.h"
 #include "support/raw_http_client.h"
+#include "support/test_proxy.h"
+#include "support/wait.h"
 
 #include <cppunit/extensions/HelperMacros.h>
 
@@ -11,7 +14,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <future>
+#include <memory>
 #include <string>
+#include <vector>
 
 extern char** environ;
 
@@ -91,17 +97,22 @@ private:
 class DaemonTest : public CppUnit::TestFixture {
     CPPUNIT_TEST_SUITE(DaemonTest);
     CPPUNIT_TEST(testServesAndStopsCleanly);
+    CPPUNIT_TEST(testDhtThreadServesAndStopsCleanly);
+    CPPUNIT_TEST(testBootstrapByName);
     CPPUNIT_TEST(testBadOptionExitsNonZero);
     CPPUNIT_TEST_SUITE_END();
 
 public:
-    void testServesAndStopsCleanly() {
-        Daemon d({"--dht-port", "0", "--http-port", "0", "--log-level", "off"});
-        CPPUNIT_ASSERT(d.started());
-        const auto line = d.firstLine();
+    static std::uint16_t httpPort(const std::string& line) {
         const auto at = line.find("http://127.0.0.1:");
         CPPUNIT_ASSERT_MESSAGE(line, at != std::string::npos);
-        const auto port = static_cast<std::uint16_t>(std::stoi(line.substr(at + 17)));
+        return static_cast<std::uint16_t>(std::stoi(line.substr(at + 17)));
+    }
+
+    static void serveAndStop(std::vector<std::string> args) {
+        Daemon d(std::move(args));
+        CPPUNIT_ASSERT(d.started());
+        const auto port = httpPort(d.firstLine());
         auto info = RawHttpClient::exchange(port, RawHttpClient::request("GET", "/"));
         CPPUNIT_ASSERT(info);
         CPPUNIT_ASSERT_EQUAL(200, info->status);
@@ -115,6 +126,43 @@ public:
         CPPUNIT_ASSERT_EQUAL(0, d.signalAndWait(SIGTERM));
         CPPUNIT_ASSERT(!listen.readLine());
         CPPUNIT_ASSERT(listen.streamEnded()); // the final chunk arrived before the exit
+    }
+
+    void testServesAndStopsCleanly() {
+        // The default: the DHT node driven on the HTTP io thread.
+        serveAndStop({"--dht-port", "0", "--http-port", "0", "--log-level", "off"});
+    }
+
+    void testDhtThreadServesAndStopsCleanly() {
+        serveAndStop({"--dht-port", "0", "--http-port", "0", "--log-level", "off", "--dht-thread"});
+    }
+
+    void testBootstrapByName() {
+        // "localhost" goes through the asynchronous resolver; the daemon's node joins the peer,
+        // which then finds a value put through the daemon.
+        dhtgate::test::TestDhtNode peer;
+        Daemon d({"--dht-port", "0", "--http-port", "0", "--log-level", "off", "--bootstrap",
+                  "localhost:" + std::to_string(peer.port())});
+        CPPUNIT_ASSERT(d.started());
+        const auto port = httpPort(d.firstLine());
+        CPPUNIT_ASSERT(peer.waitConnected());
+        CPPUNIT_ASSERT(dhtgate::test::waitUntil([&] {
+            auto info = RawHttpClient::exchange(port, RawHttpClient::request("GET", "/"));
+            return info && dhtgate::test::jsonNumber(info->body, "good").value_or(0) >= 1;
+        }));
+        auto put = RawHttpClient::exchange(port, RawHttpClient::request("POST", "/key/daemon", R"({"data":"aGk=","type":0})"));
+        CPPUNIT_ASSERT(put);
+        CPPUNIT_ASSERT_EQUAL(200, put->status);
+        auto done = std::make_shared<std::promise<std::size_t>>();
+        auto count = std::make_shared<std::size_t>(0);
+        peer->get(dht::InfoHash::get("daemon"), [count](const std::vector<std::shared_ptr<dht::Value>>& vs) {
+            *count += vs.size();
+            return true;
+        }, [done, count](bool) { done->set_value(*count); });
+        auto f = done->get_future();
+        CPPUNIT_ASSERT(dhtgate::test::ready(f));
+        CPPUNIT_ASSERT_EQUAL(std::size_t(1), f.get());
+        CPPUNIT_ASSERT_EQUAL(0, d.signalAndWait(SIGTERM));
     }
 
     void testBadOptionExitsNonZero() {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,10 @@ struct ServerConfig {
     unsigned threads {1};                  ///< 1: single io thread, no locks. N > 1: a pool (for comparison)
     std::size_t max_pipelined_requests {16};
     std::size_t concurrent_accepts {1};    ///< accept operations kept in flight at once
+    /// Called on the server's executor after the server queued work on the DhtRunner; set it to
+    /// DhtDriver::kick when the runner is driven by a DhtDriver (include/dhtgate/dht_driver.h).
+    /// Empty (the default) for a threaded DhtRunner. Cheap: the driver coalesces kicks.
+    std::function<void()> dht_kick;
 
     // --- Limits --------------------------------------------------------------------------------
     std::size_t max_body_size {96 * 1024};   ///< larger request bodies get 413 before being read whole

@@ -82,6 +82,13 @@ const std::vector<OptionSpec>& specs() {
          }},
         {"threads", "N", "HTTP io threads (default 1; N > 1 runs a pool, for comparison)",
          count<unsigned>(&ServerConfig::threads, 1u, 256u)},
+        {"dht-thread", "",
+         "run the DHT node on its own thread (threaded DhtRunner) instead of driving it on the HTTP io "
+         "thread (the default with --threads 1; --threads N > 1 always uses a DHT thread)",
+         [](Options& o, std::string_view, std::string&) {
+             o.dht_thread = true;
+             return true;
+         }},
         {"max-pipelined", "N", "pipelined requests handled per connection (default 16)",
          count<std::size_t>(&ServerConfig::max_pipelined_requests, 1, 1024)},
         {"concurrent-accepts", "N", "accept operations kept in flight (default 1)",

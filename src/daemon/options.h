@@ -18,6 +18,8 @@ struct Options {
     std::vector<std::string> bootstrap; ///< "HOST:PORT" ("[v6]:PORT" for IPv6 literals)
     ServerConfig server;                ///< address/port/threads/limits of the HTTP server
     LogLevel log_level {LogLevel::info};
+    /// --dht-thread: a threaded DhtRunner (the pre-DhtDriver mode); implied by server.threads > 1.
+    bool dht_thread {false};
     // HTTPS / identity (loaded by daemon/identity_setup.h; server.https_port holds --https-port)
     std::string identity;          ///< --identity PATH: PATH.pem + PATH.crt
     std::string identity_password; ///< --identity-password (or DHTGATE_IDENTITY_PASSWORD)

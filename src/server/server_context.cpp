@@ -54,7 +54,7 @@ void ServerContext::withNodeInfo(std::function<void(const dht::NodeInfo*)> cb) {
     if (nodeInfoWaiters_.size() > 1)
         return; // a fetch is already under way
     std::weak_ptr<ServerContext> weak = shared_from_this();
-    dht_->getNodeInfo([weak](std::shared_ptr<dht::NodeInfo> info) {
+    dht().getNodeInfo([weak](std::shared_ptr<dht::NodeInfo> info) {
         if (auto ctx = weak.lock())
             ctx->postFromAnyThread([ctx, info = std::move(info)]() mutable { ctx->onNodeInfo(std::move(info)); });
     });

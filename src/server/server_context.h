@@ -49,7 +49,13 @@ public:
     ServerContext(std::shared_ptr<dht::DhtRunner> dht, ServerConfig config, Logger log, asio::any_io_executor executor);
     ~ServerContext();
 
-    dht::DhtRunner& dht() { return *dht_; }
+    /// The runner, to queue work on it: also kicks a driven runner (config.dht_kick) so the io
+    /// thread runs that work once the current handler returns.
+    dht::DhtRunner& dht() {
+        if (config_.dht_kick)
+            config_.dht_kick();
+        return *dht_;
+    }
     const ServerConfig& config() const { return config_; }
     const Logger& log() const { return log_; }
     const asio::any_io_executor& executor() const { return executor_; }
