@@ -30,7 +30,7 @@ const std::string kKey = "0123456789abcdef0123456789abcdef01234567";
 const std::string kValue = R"({"data":"aGVsbG8=","id":"42","type":0})";
 
 dht::SockAddr loopback(std::uint16_t port) {
-    sockaddr_in sin {};
+    sockaddr_in sin{};
     sin.sin_family = AF_INET;
     sin.sin_port = htons(port);
     sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -58,7 +58,8 @@ class DhtDriverTest : public CppUnit::TestFixture {
 public:
     void setUp() override {
         io_ = std::make_unique<IoThread>();
-        driver_ = io_->run([this] { return std::make_unique<dhtgate::DhtDriver>(io_->io(), 0, dhtgate::Logger {}, "127.0.0.1"); });
+        driver_ = io_->run(
+            [this] { return std::make_unique<dhtgate::DhtDriver>(io_->io(), 0, dhtgate::Logger{}, "127.0.0.1"); });
         CPPUNIT_ASSERT(driver_->port() != 0);
         peer_ = std::make_unique<TestDhtNode>();
         peer_->runner()->bootstrap(loopback(driver_->port()));
@@ -94,10 +95,13 @@ public:
         CPPUNIT_ASSERT(drivenPut(key1, textValue("from driven", 1)));
         auto got = std::make_shared<std::promise<std::vector<std::shared_ptr<dht::Value>>>>();
         auto values = std::make_shared<std::vector<std::shared_ptr<dht::Value>>>();
-        peer_->runner()->get(key1, [values](const std::vector<std::shared_ptr<dht::Value>>& vs) {
-            values->insert(values->end(), vs.begin(), vs.end());
-            return true;
-        }, [got, values](bool) { got->set_value(*values); });
+        peer_->runner()->get(
+            key1,
+            [values](const std::vector<std::shared_ptr<dht::Value>>& vs) {
+                values->insert(values->end(), vs.begin(), vs.end());
+                return true;
+            },
+            [got, values](bool) { got->set_value(*values); });
         auto gf = got->get_future();
         CPPUNIT_ASSERT(ready(gf));
         auto v1 = gf.get();
@@ -111,17 +115,20 @@ public:
         auto found = std::make_shared<std::string>();
         auto threadOk = std::make_shared<std::atomic<bool>>(true);
         const auto ioId = io_->id();
-        driver_->runner()->get(key2, [found, threadOk, ioId](const std::vector<std::shared_ptr<dht::Value>>& vs) {
-            if (std::this_thread::get_id() != ioId)
-                *threadOk = false;
-            for (const auto& v : vs)
-                found->assign(v->data.begin(), v->data.end());
-            return true;
-        }, [got2, found, threadOk, ioId](bool) {
-            if (std::this_thread::get_id() != ioId)
-                *threadOk = false;
-            got2->set_value(*found);
-        });
+        driver_->runner()->get(
+            key2,
+            [found, threadOk, ioId](const std::vector<std::shared_ptr<dht::Value>>& vs) {
+                if (std::this_thread::get_id() != ioId)
+                    *threadOk = false;
+                for (const auto& v : vs)
+                    found->assign(v->data.begin(), v->data.end());
+                return true;
+            },
+            [got2, found, threadOk, ioId](bool) {
+                if (std::this_thread::get_id() != ioId)
+                    *threadOk = false;
+                got2->set_value(*found);
+            });
         driver_->kick();
         auto f2 = got2->get_future();
         CPPUNIT_ASSERT(ready(f2));
@@ -133,11 +140,12 @@ public:
         const auto key = dht::InfoHash::get("listen");
         auto received = std::make_shared<std::promise<std::string>>();
         auto once = std::make_shared<std::atomic<bool>>(false);
-        auto token = driver_->runner()->listen(key, [received, once](const std::vector<std::shared_ptr<dht::Value>>& vs, bool expired) {
-            if (!expired && !vs.empty() && !once->exchange(true))
-                received->set_value(std::string(vs[0]->data.begin(), vs[0]->data.end()));
-            return true;
-        });
+        auto token = driver_->runner()->listen(
+            key, [received, once](const std::vector<std::shared_ptr<dht::Value>>& vs, bool expired) {
+                if (!expired && !vs.empty() && !once->exchange(true))
+                    received->set_value(std::string(vs[0]->data.begin(), vs[0]->data.end()));
+                return true;
+            });
         driver_->kick();
         CPPUNIT_ASSERT(ready(token)); // the listen op ran on the io thread
         CPPUNIT_ASSERT(peer_->put(key, textValue("pushed", 3)));
@@ -174,10 +182,13 @@ public:
         // The value reached the peer through the driven node.
         auto got = std::make_shared<std::promise<std::size_t>>();
         auto count = std::make_shared<std::size_t>(0);
-        peer_->runner()->get(dht::InfoHash(kKey), [count](const std::vector<std::shared_ptr<dht::Value>>& vs) {
-            *count += vs.size();
-            return true;
-        }, [got, count](bool) { got->set_value(*count); });
+        peer_->runner()->get(
+            dht::InfoHash(kKey),
+            [count](const std::vector<std::shared_ptr<dht::Value>>& vs) {
+                *count += vs.size();
+                return true;
+            },
+            [got, count](bool) { got->set_value(*count); });
         auto gf = got->get_future();
         CPPUNIT_ASSERT(ready(gf));
         CPPUNIT_ASSERT_EQUAL(std::size_t(1), gf.get());
@@ -214,9 +225,17 @@ public:
         for (int i = 0; i < 20; ++i) {
             const auto key = dht::InfoHash::get("inflight" + std::to_string(i));
             runner->put(key, textValue("x", 100 + i), [count](bool) { count(); });
-            runner->get(key, [count](const std::vector<std::shared_ptr<dht::Value>>&) { count(); return true; },
-                        [count](bool) { count(); });
-            runner->listen(key, [count](const std::vector<std::shared_ptr<dht::Value>>&, bool) { count(); return true; });
+            runner->get(
+                key,
+                [count](const std::vector<std::shared_ptr<dht::Value>>&) {
+                    count();
+                    return true;
+                },
+                [count](bool) { count(); });
+            runner->listen(key, [count](const std::vector<std::shared_ptr<dht::Value>>&, bool) {
+                count();
+                return true;
+            });
         }
         driver_->kick();
         server_->stop(); // from this thread: ends the stream, cancels the DHT listen via kick
@@ -242,17 +261,24 @@ public:
     }
 
     void testBadBindAddress() {
-        CPPUNIT_ASSERT_THROW(io_->run([this] { dhtgate::DhtDriver d(io_->io(), 0, {}, "not-an-address"); return 0; }),
+        CPPUNIT_ASSERT_THROW(io_->run([this] {
+            dhtgate::DhtDriver d(io_->io(), 0, {}, "not-an-address");
+            return 0;
+        }),
                              std::invalid_argument);
         // A taken port: the driven node's own.
-        CPPUNIT_ASSERT_THROW(io_->run([this] { dhtgate::DhtDriver d(io_->io(), driver_->port(), {}, "127.0.0.1"); return 0; }),
+        CPPUNIT_ASSERT_THROW(io_->run([this] {
+            dhtgate::DhtDriver d(io_->io(), driver_->port(), {}, "127.0.0.1");
+            return 0;
+        }),
                              std::system_error);
     }
 
     void testIpv6Loopback() {
         std::unique_ptr<dhtgate::DhtDriver> d6;
         try {
-            d6 = io_->run([this] { return std::make_unique<dhtgate::DhtDriver>(io_->io(), 0, dhtgate::Logger {}, "::1"); });
+            d6 = io_->run(
+                [this] { return std::make_unique<dhtgate::DhtDriver>(io_->io(), 0, dhtgate::Logger{}, "::1"); });
         } catch (const std::system_error&) {
             return; // no IPv6 on this machine
         }

@@ -16,14 +16,16 @@ struct BootstrapResolver::State {
     std::shared_ptr<dht::DhtRunner> runner;
     std::function<void()> kick;
     Logger log;
-    bool cancelled {false};
+    bool cancelled{false};
 };
 
 BootstrapResolver::BootstrapResolver(asio::io_context& io, std::shared_ptr<dht::DhtRunner> runner,
                                      std::function<void()> kick, Logger log)
     : state_(std::make_shared<State>(io, std::move(runner), std::move(kick), std::move(log))) {}
 
-BootstrapResolver::~BootstrapResolver() { cancel(); }
+BootstrapResolver::~BootstrapResolver() {
+    cancel();
+}
 
 void BootstrapResolver::start(const std::vector<std::string>& entries) {
     for (const auto& entry : entries) {
@@ -32,7 +34,8 @@ void BootstrapResolver::start(const std::vector<std::string>& entries) {
             continue; // rejected by the option parser already
         state_->log.info("[daemon] bootstrapping from {}:{}", host, port);
         state_->resolver.async_resolve(
-            host, port, [state = state_, entry](const std::error_code& ec, asio::ip::udp::resolver::results_type results) {
+            host, port,
+            [state = state_, entry](const std::error_code& ec, asio::ip::udp::resolver::results_type results) {
                 if (state->cancelled || ec == asio::error::operation_aborted)
                     return;
                 if (ec) {

@@ -55,7 +55,8 @@ int runDriven(const Options& options, const Logger& log) {
         return 1;
     }
     DhtDriver* drv = driver.get();
-    BootstrapResolver bootstrap(io, driver->runner(), [drv] { drv->kick(); }, log);
+    BootstrapResolver bootstrap(
+        io, driver->runner(), [drv] { drv->kick(); }, log);
     bootstrap.start(options.bootstrap);
 
     auto config = options.server;

@@ -36,8 +36,8 @@ struct AsioDatagramSocket::Shared : std::enable_shared_from_this<Shared> {
         explicit Leg(asio::io_context& io) : socket(io) {}
         asio::ip::udp::socket socket;
         asio::ip::udp::endpoint from;
-        std::array<std::uint8_t, kMaxDatagram> buffer {};
-        unsigned errors {0}; ///< consecutive receive errors
+        std::array<std::uint8_t, kMaxDatagram> buffer{};
+        unsigned errors{0}; ///< consecutive receive errors
     };
 
     Shared(asio::io_context& context, Logger logger) : io(context), log(std::move(logger)) {}
@@ -46,11 +46,11 @@ struct AsioDatagramSocket::Shared : std::enable_shared_from_this<Shared> {
     Logger log;
     std::optional<Leg> v4; // io thread only (after construction)
     std::optional<Leg> v6;
-    bool closed {false};
+    bool closed{false};
     std::function<void()> onPackets;
 
     std::mutex ownerMutex; // guards owner: the destructor may run on another thread
-    AsioDatagramSocket* owner {nullptr};
+    AsioDatagramSocket* owner{nullptr};
 
     void receive(Leg& leg) {
         leg.socket.async_receive_from(
@@ -124,7 +124,8 @@ AsioDatagramSocket::AsioDatagramSocket(asio::io_context& io, std::uint16_t port,
         if (ec)
             throw std::invalid_argument("invalid DHT bind address '" + address + "'");
     }
-    auto open = [&](std::optional<Shared::Leg>& leg, const asio::ip::address& addr, std::uint16_t p) -> std::error_code {
+    auto open = [&](std::optional<Shared::Leg>& leg, const asio::ip::address& addr,
+                    std::uint16_t p) -> std::error_code {
         leg.emplace(io);
         std::error_code ec;
         leg->socket.open(addr.is_v6() ? udp::v6() : udp::v4(), ec);
@@ -175,9 +176,13 @@ AsioDatagramSocket::~AsioDatagramSocket() {
     stop();
 }
 
-void AsioDatagramSocket::setOnPackets(std::function<void()> cb) { shared_->onPackets = std::move(cb); }
+void AsioDatagramSocket::setOnPackets(std::function<void()> cb) {
+    shared_->onPackets = std::move(cb);
+}
 
-void AsioDatagramSocket::deliver(dht::net::PacketList&& packets) { onReceived(std::move(packets)); }
+void AsioDatagramSocket::deliver(dht::net::PacketList&& packets) {
+    onReceived(std::move(packets));
+}
 
 int AsioDatagramSocket::sendTo(const dht::SockAddr& dest, const std::uint8_t* data, std::size_t size, bool replied) {
     if (!dest)
@@ -203,7 +208,7 @@ int AsioDatagramSocket::sendTo(const dht::SockAddr& dest, const std::uint8_t* da
 }
 
 std::vector<dht::SockAddr> AsioDatagramSocket::resolve(const std::string& host, const std::string& service) {
-    addrinfo hints {};
+    addrinfo hints{};
     hints.ai_socktype = SOCK_DGRAM;
     hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
     addrinfo* info = nullptr;

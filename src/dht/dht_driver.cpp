@@ -31,17 +31,17 @@ struct DhtDriver::State : std::enable_shared_from_this<State> {
     asio::io_context& io;
     Logger log;
     std::shared_ptr<dht::DhtRunner> runner;
-    std::uint16_t port {0};
-    std::atomic<bool> stopped {false};
-    std::atomic<bool> pumpPosted {false};
+    std::uint16_t port{0};
+    std::atomic<bool> stopped{false};
+    std::atomic<bool> pumpPosted{false};
 
     // io thread only
     asio::steady_timer timer;
-    bool timerArmed {false};
-    dht::time_point timerAt {};
-    std::uint64_t timerGeneration {0};
-    bool inPump {false};
-    bool statusChanged {false}; // set by the runner's status callback, inside loop()
+    bool timerArmed{false};
+    dht::time_point timerAt{};
+    std::uint64_t timerGeneration{0};
+    bool inPump{false};
+    bool statusChanged{false}; // set by the runner's status callback, inside loop()
 
     void kick() {
         if (stopped.load(std::memory_order_relaxed) || pumpPosted.load(std::memory_order_relaxed))
@@ -152,14 +152,24 @@ DhtDriver::DhtDriver(asio::io_context& io, std::uint16_t port, Logger log, const
              state_->port);
 }
 
-DhtDriver::~DhtDriver() { stop(); }
+DhtDriver::~DhtDriver() {
+    stop();
+}
 
-const std::shared_ptr<dht::DhtRunner>& DhtDriver::runner() const { return state_->runner; }
+const std::shared_ptr<dht::DhtRunner>& DhtDriver::runner() const {
+    return state_->runner;
+}
 
-void DhtDriver::kick() { state_->kick(); }
+void DhtDriver::kick() {
+    state_->kick();
+}
 
-std::uint16_t DhtDriver::port() const { return state_->port; }
+std::uint16_t DhtDriver::port() const {
+    return state_->port;
+}
 
-void DhtDriver::stop() { state_->stop(); }
+void DhtDriver::stop() {
+    state_->stop();
+}
 
 } // namespace dhtgate
