@@ -4,7 +4,9 @@
 //
 // Thread contract
 //  * All server state lives on one io_context thread (or, with `threads > 1`, behind one strand of
-//    the server's own pool). DhtRunner callbacks arrive on the DHT thread and are posted there.
+//    the server's own pool). DhtRunner callbacks arrive on the DHT thread and are posted there;
+//    with a runner driven on the same io_context (dhtgate::DhtDriver, ServerConfig::dht_kick)
+//    they already run on the io thread and the posts cost no thread hand-off.
 //  * start(), stop() and the destructor may be called from any thread (the server never runs user
 //    code on its own io threads), with these rules for a caller-owned io_context: call start(io)
 //    either before io.run() starts or from the thread running io; stop() from the thread running io
