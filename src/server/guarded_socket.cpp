@@ -259,16 +259,12 @@ private:
         const std::size_t size = inSize();
         if (d[start] == '\r' || d[start] == '\n' || (size - start >= 8 && std::memcmp(d + start, "CONNECT ", 8) == 0))
             return Scan::fallback;
-        const void* found = memmem(d + start, size - start, "\r\n\r\n", 4);
-        if (!found)
-            return Scan::fallback; // unfinished: the parser holds it back and checks its size
-        const std::size_t end = static_cast<const char*>(found) - d + 4; // past the empty line
-        msgStart_ = start;
-        if (end - start > limits_.max_header_size) {
-            reject(431);
-            return Scan::rejected;
-        }
-        const char* lineEnd = static_cast<const char*>(std::memchr(d + start, '\n', end - start));
+        // One walk over the lines (memchr): the request line, the fields, then the empty line
+        // that ends the section. No empty line yet: unfinished, the parser holds it back.
+        const char* const limit = d + size;
+        const char* lineEnd = static_cast<const char*>(std::memchr(d + start, '\n', size - start));
+        if (!lineEnd)
+            return Scan::fallback;
         const std::string_view requestLine(d + start, lineEnd - (d + start));
         bool http10 = false;
         if (requestLine.size() > 10 && requestLine.compare(requestLine.size() - 10, 10, " HTTP/1.0\r") == 0)
@@ -278,10 +274,17 @@ private:
         std::size_t fields = 0;
         std::uint64_t contentLength = 0;
         bool haveLength = false;
-        for (const char* line = lineEnd + 1; line < d + end - 2;) {
-            const char* next = static_cast<const char*>(std::memchr(line, '\n', d + end - line));
+        std::size_t end = 0; // past the empty line
+        for (const char* line = lineEnd + 1; line < limit;) {
+            const char* next = static_cast<const char*>(std::memchr(line, '\n', limit - line));
+            if (!next)
+                break;
             const std::string_view field(line, next - line); // ends with '\r'
             line = next + 1;
+            if (field.size() == 1 && field[0] == '\r') {
+                end = static_cast<std::size_t>(line - d);
+                break;
+            }
             ++fields;
             if (field.size() < 2 || field.back() != '\r' || field[0] == ' ' || field[0] == '\t')
                 return Scan::fallback; // bare LF or folded line: let the parser judge
@@ -296,6 +299,13 @@ private:
             } else if (equalsLower(name, "transfer-encoding") || equalsLower(name, "upgrade")) {
                 return Scan::fallback;
             }
+        }
+        if (end == 0)
+            return Scan::fallback; // unfinished: the parser holds it back and checks its size
+        msgStart_ = start;
+        if (end - start > limits_.max_header_size) {
+            reject(431);
+            return Scan::rejected;
         }
         if (fields > limits_.max_header_count) {
             reject(431);
