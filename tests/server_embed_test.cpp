@@ -25,6 +25,7 @@ class ServerEmbedTest : public CppUnit::TestFixture {
     CPPUNIT_TEST(testBadAddress);
     CPPUNIT_TEST(testThreadPool);
     CPPUNIT_TEST(testStopBeforeStart);
+    CPPUNIT_TEST(testIdleConnectionsClosedWithTheServer);
     CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -108,6 +109,35 @@ public:
         for (char c : r->body)
             lines += c == '\n';
         CPPUNIT_ASSERT_EQUAL(std::size_t(40), lines);
+    }
+
+    void testIdleConnectionsClosedWithTheServer() {
+        // Idle keep-alive connections (a read pending, nothing to answer) must not outlive the
+        // server and its io_context: the host's sockets would leak.
+        TestDhtNode node;
+        for (bool ownIo : {true, false}) {
+            auto io = std::make_unique<asio::io_context>();
+            auto server = std::make_unique<dhtgate::ProxyServer>(node.runner(), TestProxy::testConfig());
+            std::thread runner;
+            if (ownIo) {
+                CPPUNIT_ASSERT(!server->start());
+            } else {
+                CPPUNIT_ASSERT(!server->start(*io));
+                runner = std::thread([&io] { io->run(); });
+            }
+            RawHttpClient idle(server->port(), std::chrono::seconds(5));
+            idle.send(RawHttpClient::request("GET", "/"));
+            auto r = idle.readResponse();
+            CPPUNIT_ASSERT(r && r->status == 200);
+            server->stop();
+            if (runner.joinable()) {
+                io->stop(); // the idle connection's read is still pending: io would run on
+                runner.join();
+            }
+            server.reset();
+            io.reset();
+            CPPUNIT_ASSERT_MESSAGE(ownIo ? "own io" : "caller's io", idle.waitClosed());
+        }
     }
 
     void testStopBeforeStart() {

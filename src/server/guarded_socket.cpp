@@ -451,7 +451,20 @@ private:
                 scratch_ = std::make_unique<char[]>(kScratchSize);
             target = asio::buffer(scratch_.get(), kScratchSize);
         }
-        auto handler = [self = shared_from_this()](const std::error_code& ec, std::size_t n) { self->onRealRead(ec, n); };
+        // An in-place read carries RESTinio's handler itself: the connection holds this object,
+        // and RESTinio's handler holds the connection, so keeping the handler here would make a
+        // cycle that an io_context shutting down (or a server stopped with idle keep-alive
+        // connections) could never break. In the asio operation it is destroyed with it.
+        Done held;
+        if (inPlaceRead_) {
+            held = std::move(pending_);
+            pending_ = nullptr;
+        }
+        auto handler = [self = shared_from_this(), held = std::move(held)](const std::error_code& ec, std::size_t n) mutable {
+            if (held)
+                self->pending_ = std::move(held);
+            self->onRealRead(ec, n);
+        };
         if (ownExecutor_)
             socket_.async_read_some(target, std::move(handler));
         else
