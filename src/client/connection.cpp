@@ -79,16 +79,24 @@ void Connection::handshake(const Url& url, Handler done) {
                           });
 }
 
+// A TLS operation uses the stream's own buffers until its handler runs, even after close(): the
+// handler keeps the connection alive (a request cancelled mid-read drops its reference at once).
 void Connection::write(const std::string& data, IoHandler done) {
     if (tls_)
-        asio::async_write(*tls_, asio::buffer(data), std::move(done));
+        asio::async_write(*tls_, asio::buffer(data),
+                          [self = shared_from_this(), done = std::move(done)](const std::error_code& ec, std::size_t n) {
+                              done(ec, n);
+                          });
     else
         asio::async_write(tcp_, asio::buffer(data), std::move(done));
 }
 
 void Connection::readSome(char* buffer, std::size_t size, IoHandler done) {
     if (tls_)
-        tls_->async_read_some(asio::buffer(buffer, size), std::move(done));
+        tls_->async_read_some(asio::buffer(buffer, size),
+                              [self = shared_from_this(), done = std::move(done)](const std::error_code& ec, std::size_t n) {
+                                  done(ec, n);
+                              });
     else
         tcp_.async_read_some(asio::buffer(buffer, size), std::move(done));
 }
